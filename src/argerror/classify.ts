@@ -1,0 +1,49 @@
+import { Code, ConnectError } from "@connectrpc/connect";
+import { ArgError, responseTooLarge } from "./arg-error.js";
+import { CLASS_CONNECT_CODE } from "./connect-code.js";
+import { SentinelError } from "./sentinel.js";
+
+/** Raised by a store when one record or one batch cannot fit the read budget. */
+export class ResponseTooLargeError extends Error {
+  override readonly name = "ResponseTooLargeError";
+}
+
+export type Classified = {
+  code: Code;
+  /** The text a client sees: an envelope, a sentinel, or the fixed internal text. */
+  message: string;
+  argError?: ArgError;
+  /** True when the real error must be logged server-side and never sent. */
+  internal: boolean;
+};
+
+export const INTERNAL_TEXT = "internal error";
+
+/**
+ * The single business-error classifier every lane uses. Order matters:
+ * envelopes first, then sentinels, cancellation, the response budget, and
+ * finally everything else collapses to "internal error".
+ */
+export function classify(err: unknown): Classified {
+  if (err instanceof ArgError) {
+    return { code: CLASS_CONNECT_CODE[err.errorClass], message: err.message, argError: err, internal: false };
+  }
+  if (err instanceof SentinelError) {
+    return { code: err.code, message: err.message, internal: false };
+  }
+  if (err instanceof ConnectError && (err.code === Code.Canceled || err.code === Code.DeadlineExceeded)) {
+    return { code: err.code, message: err.rawMessage, internal: false };
+  }
+  if (isAbort(err)) {
+    return { code: Code.Canceled, message: "canceled", internal: false };
+  }
+  if (err instanceof ResponseTooLargeError) {
+    const env = responseTooLarge();
+    return { code: CLASS_CONNECT_CODE[env.errorClass], message: env.message, argError: env, internal: true };
+  }
+  return { code: Code.Internal, message: INTERNAL_TEXT, internal: true };
+}
+
+function isAbort(err: unknown): boolean {
+  return err instanceof Error && (err.name === "AbortError" || err.name === "TimeoutError");
+}

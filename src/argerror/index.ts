@@ -1,0 +1,27 @@
+export { HINT_TABLE, HINTS, ARGUMENT_HINTS, OPERATOR_HINTS, isHint, classOf } from "./vocabulary.js";
+export type { Hint, ErrorClass, HintTier } from "./vocabulary.js";
+export { render } from "./render.js";
+export { parse } from "./parse.js";
+export type { ParsedError } from "./parse.js";
+export { ArgError, argError, responseTooLarge, RESPONSE_TOO_LARGE_DETAIL } from "./arg-error.js";
+export type { Bounds } from "./arg-error.js";
+export { RULES, ruleError } from "./rules.js";
+export type { RuleId } from "./rules.js";
+export { CLASS_CONNECT_CODE, CONNECT_CODE_NAME } from "./connect-code.js";
+export { EXIT_TABLE, EXIT, CONNECT_CODE_EXIT, exitForConnectCode } from "./exit-code.js";
+export type { ExitCode, ExitName } from "./exit-code.js";
+export {
+  SENTINEL_TABLE,
+  SentinelError,
+  notFound,
+  ambiguousShortId,
+  alreadySuperseded,
+  ruleImmutable,
+  staleSummary,
+  idempotencyConflict,
+} from "./sentinel.js";
+export type { SentinelKind, RuleImmutableAction } from "./sentinel.js";
+export { classify, ResponseTooLargeError, INTERNAL_TEXT } from "./classify.js";
+export type { Classified } from "./classify.js";
+export { connectDetails, reasonOf, ERROR_DOMAIN } from "./connect-details.js";
+export type { ConnectDetail } from "./connect-details.js";

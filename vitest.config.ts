@@ -1,0 +1,12 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts"],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    // End-to-end suites start real servers and child processes; two cores
+    // are all a CI machine has, so keep file-level parallelism modest.
+    maxWorkers: 2,
+  },
+});
