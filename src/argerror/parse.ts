@@ -14,8 +14,16 @@ const ENVELOPE = /^field=([a-z0-9_.[\]-]+(?:,[a-z0-9_.[\]-]+)*) hint=([a-z_]+): 
  * an SDK protocol error, a hint from a newer server) is opaque. Never throws.
  */
 export function parse(text: unknown): ParsedError {
-  if (typeof text !== "string") return { kind: "opaque", text: String(text) };
+  if (typeof text !== "string") return { kind: "opaque", text: safeString(text) };
   const m = ENVELOPE.exec(text);
   if (!m || !isHint(m[2]!)) return { kind: "opaque", text };
   return { kind: "envelope", fields: m[1]!.split(","), hint: m[2] as Hint, detail: m[3]! };
+}
+
+function safeString(v: unknown): string {
+  try {
+    return String(v);
+  } catch {
+    return "[unprintable]";
+  }
 }

@@ -6,5 +6,7 @@ import type { Hint } from "./vocabulary.js";
  */
 export function render(fields: readonly string[], hint: Hint, detail: string): string {
   if (fields.length === 0) throw new Error("an envelope names at least one field");
+  // A comma or space inside a name would make the envelope unparseable.
+  if (fields.some((f) => f === "" || /[,\s]/.test(f))) throw new Error("an envelope field name holds no comma or space");
   return `field=${fields.join(",")} hint=${hint}: ${detail}`;
 }

@@ -1,0 +1,453 @@
+/**
+ * Binds docs/errors.md to src/argerror. Tables in the doc are parsed and
+ * compared in both directions with the source tables; every worked example
+ * is rendered by the production helpers and must appear verbatim in the doc,
+ * and every example line in the doc must be one the tests rendered.
+ */
+import { readFileSync } from "node:fs";
+import { Code } from "@connectrpc/connect";
+import { codeToHttpStatus } from "@connectrpc/connect/protocol-connect";
+import { describe, expect, it } from "vitest";
+import {
+  ARGUMENT_HINTS,
+  ArgError,
+  CLASS_CONNECT_CODE,
+  CONNECT_CODE_EXIT,
+  CONNECT_CODE_NAME,
+  EXIT_TABLE,
+  HINT_TABLE,
+  HINTS,
+  INTERNAL_TEXT,
+  OPERATOR_HINTS,
+  SENTINEL_TABLE,
+  alreadySuperseded,
+  ambiguousShortId,
+  argError,
+  idempotencyConflict,
+  isHint,
+  notFound,
+  parse,
+  render,
+  responseTooLarge,
+  ruleError,
+  ruleImmutable,
+  type ErrorClass,
+} from "../src/argerror/index.js";
+
+const DOC_PATH = new URL("../docs/errors.md", import.meta.url);
+const DOC = readFileSync(DOC_PATH, "utf8");
+
+// ---------------------------------------------------------------------------
+// A small markdown table reader. It is strict on purpose: a missing heading,
+// a missing table or an unexpected header row is an error, not an empty list.
+// ---------------------------------------------------------------------------
+
+type Table = { header: string[]; rows: string[][] };
+
+/** Splits one `| a | b |` row on unescaped pipes; `\|` inside a cell is kept as `|`. */
+function splitRow(line: string): string[] {
+  const inner = line.trim().replace(/^\|/, "").replace(/\|$/, "");
+  const cells: string[] = [];
+  let cur = "";
+  for (let i = 0; i < inner.length; i++) {
+    const ch = inner[i]!;
+    if (ch === "\\" && inner[i + 1] === "|") {
+      cur += "|";
+      i++;
+    } else if (ch === "|") {
+      cells.push(cur.trim());
+      cur = "";
+    } else {
+      cur += ch;
+    }
+  }
+  cells.push(cur.trim());
+  return cells;
+}
+
+/** The text under an exact `## …` heading, up to the next heading of level 1 or 2. */
+function sectionOf(md: string, heading: string): string {
+  const lines = md.split("\n");
+  const start = lines.findIndex((l) => l.trimEnd() === heading);
+  if (start < 0) throw new Error(`heading not found: ${heading}`);
+  const rest = lines.slice(start + 1);
+  const end = rest.findIndex((l) => /^#{1,2} /.test(l));
+  return (end < 0 ? rest : rest.slice(0, end)).join("\n");
+}
+
+/** The first pipe table in a block of markdown. */
+function firstTable(block: string): Table {
+  const lines = block.split("\n");
+  const start = lines.findIndex((l) => l.trimStart().startsWith("|"));
+  if (start < 0) throw new Error("no table found");
+  const tableLines: string[] = [];
+  for (const l of lines.slice(start)) {
+    if (!l.trimStart().startsWith("|")) break;
+    tableLines.push(l);
+  }
+  const [headerLine, sepLine, ...body] = tableLines;
+  if (headerLine === undefined || sepLine === undefined || !/^\|[\s:|-]+\|$/.test(sepLine.trim())) {
+    throw new Error("malformed table: header or separator row missing");
+  }
+  const header = splitRow(headerLine);
+  const rows = body.map(splitRow);
+  for (const r of rows) {
+    if (r.length !== header.length) throw new Error(`row has ${r.length} cells, header has ${header.length}: ${r.join(" | ")}`);
+  }
+  return { header, rows };
+}
+
+/** The table under `heading`, whose header must be exactly `expectedHeader`. */
+function tableUnder(md: string, heading: string, expectedHeader: string): Table {
+  const table = firstTable(sectionOf(md, heading));
+  const want = splitRow(expectedHeader);
+  if (table.header.join("|") !== want.join("|")) {
+    throw new Error(`unexpected header under ${heading}: ${table.header.join(" | ")}`);
+  }
+  return table;
+}
+
+/** A cell that must hold exactly one backticked token, e.g. `` `too_long` ``. */
+function codeCell(cell: string): string {
+  const m = /^`([^`]+)`$/.exec(cell);
+  if (!m) throw new Error(`expected a single code span, got: ${cell}`);
+  return m[1]!;
+}
+
+/** Every backticked token in a cell, in order. */
+function codeSpans(cell: string): string[] {
+  return [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
+}
+
+type SetDiff = { missing: string[]; extra: string[]; duplicated: string[] };
+
+/** What the doc lacks (missing), what it has that the source lacks (extra), and repeats. */
+function diffKeys(doc: readonly string[], source: readonly string[]): SetDiff {
+  const docSet = new Set(doc);
+  const srcSet = new Set(source);
+  return {
+    missing: source.filter((k) => !docSet.has(k)),
+    extra: doc.filter((k) => !srcSet.has(k)),
+    duplicated: doc.filter((k, i) => doc.indexOf(k) !== i),
+  };
+}
+
+const NO_DIFF: SetDiff = { missing: [], extra: [], duplicated: [] };
+
+const NUMBER_WORDS: Record<string, number> = {
+  one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10,
+  eleven: 11, twelve: 12, thirteen: 13, fourteen: 14, fifteen: 15, sixteen: 16,
+  seventeen: 17, eighteen: 18, nineteen: 19, twenty: 20,
+};
+
+/** The doc's Class labels, mapped explicitly onto the source's class names. */
+const CLASS_LABEL: Record<ErrorClass, string> = {
+  malformed: "Malformed",
+  out_of_range: "OutOfRange",
+  precondition: "Precondition",
+  response: "Response",
+};
+const LABEL_CLASS = new Map(Object.entries(CLASS_LABEL).map(([cls, label]) => [label, cls as ErrorClass]));
+
+const TWELVE_HEADING = "## The twelve hint codes";
+const HINT_HEADER = "| Hint code | Class | Meaning | What to do |";
+const OPERATOR_HEADING = "## Operator-tier hint codes";
+const OPERATOR_HEADER = "| Hint code | Field | Meaning | What to do |";
+const CLASS_HEADING = "## Class to Connect code";
+const CLASS_HEADER = "| Class | Hints | Connect code | HTTP | CLI exit |";
+const SENTINEL_HEADING = "### Business sentinels";
+const SENTINEL_HEADER = "| Sentinel | Text on the wire | Connect code | CLI exit |";
+const EXIT_HEADING = "## Exit codes";
+const EXIT_HEADER = "| Exit | Meaning |";
+
+// ---------------------------------------------------------------------------
+
+describe("the table reader used by these tests", () => {
+  const fixture = [
+    "# Fixture",
+    "## The three hint codes",
+    "",
+    "| Hint code | Class | Meaning | What to do |",
+    "|---|---|---|---|",
+    "| `required` | Malformed | absent | send it |",
+    "| `enum` | Malformed | one of a \\| b | pick one |",
+    "",
+    "## Next section",
+    "| Hint code | Class | Meaning | What to do |",
+    "|---|---|---|---|",
+    "| `too_long` | OutOfRange | long | shorten |",
+  ].join("\n");
+
+  it("reports a row missing from a fixture table as a difference", () => {
+    const table = tableUnder(fixture, "## The three hint codes", HINT_HEADER);
+    const codes = table.rows.map((r) => codeCell(r[0]!));
+    const diff = diffKeys(codes, ["required", "enum", "too_long"]);
+    expect(diff.missing).toEqual(["too_long"]);
+    expect(diff).not.toEqual(NO_DIFF);
+  });
+
+  it("reports a row the source does not know as an extra entry", () => {
+    const codes = tableUnder(fixture, "## The three hint codes", HINT_HEADER).rows.map((r) => codeCell(r[0]!));
+    expect(diffKeys(codes, ["required"]).extra).toEqual(["enum"]);
+  });
+
+  it("reports a repeated row as a duplicate", () => {
+    expect(diffKeys(["enum", "enum"], ["enum"]).duplicated).toEqual(["enum"]);
+  });
+
+  it("keeps an escaped pipe inside its cell", () => {
+    const table = tableUnder(fixture, "## The three hint codes", HINT_HEADER);
+    expect(table.rows[1]![2]).toBe("one of a | b");
+  });
+
+  it("stops at the next heading instead of reading a later table", () => {
+    const table = tableUnder(fixture, "## The three hint codes", HINT_HEADER);
+    expect(table.rows).toHaveLength(2);
+  });
+
+  it("fails when the heading, the table or the expected header is absent", () => {
+    expect(() => tableUnder(fixture, "## Nowhere", HINT_HEADER)).toThrow(/heading not found/);
+    expect(() => firstTable("no table here")).toThrow(/no table/);
+    expect(() => tableUnder(fixture, "## The three hint codes", "| Code | Meaning |")).toThrow(/unexpected header/);
+  });
+
+  it("rejects a code cell that is not one code span", () => {
+    expect(() => codeCell("required")).toThrow();
+    expect(codeCell("`required`")).toBe("required");
+  });
+});
+
+describe("docs/errors.md: the twelve hint codes", () => {
+  // Parsed inside each test, so a broken doc fails tests rather than collection.
+  const table = () => tableUnder(DOC, TWELVE_HEADING, HINT_HEADER);
+
+  it("lists exactly the argument-tier hints of the source, each once", () => {
+    const docHints = table().rows.map((r) => codeCell(r[0]!));
+    expect(diffKeys(docHints, ARGUMENT_HINTS)).toEqual(NO_DIFF);
+  });
+
+  it("names in its heading the number of argument-tier hints", () => {
+    const m = /^## The (\w+) hint codes$/m.exec(DOC);
+    expect(m).not.toBeNull();
+    expect(NUMBER_WORDS[m![1]!]).toBe(ARGUMENT_HINTS.length);
+  });
+
+  it("gives every hint the class the source assigns it", () => {
+    const mismatches = table()
+      .rows
+      .map((r) => ({ hint: codeCell(r[0]!), label: r[1]! }))
+      .filter(({ hint, label }) => !isHint(hint) || LABEL_CLASS.get(label) !== HINT_TABLE[hint].class);
+    expect(mismatches).toEqual([]);
+  });
+
+  it("fills in a meaning and a remedy for every hint", () => {
+    expect(table().rows.filter((r) => r[2]!.length === 0 || r[3]!.length === 0)).toEqual([]);
+  });
+});
+
+describe("docs/errors.md: the operator-tier hint codes", () => {
+  const table = () => tableUnder(DOC, OPERATOR_HEADING, OPERATOR_HEADER);
+  const EXPECTED_FIELD: Record<string, string> = { irreversible: "steps", unsupported: "record_version" };
+
+  it("lists exactly the operator-tier hints of the source, each once", () => {
+    expect(diffKeys(table().rows.map((r) => codeCell(r[0]!)), OPERATOR_HINTS)).toEqual(NO_DIFF);
+    expect(diffKeys(Object.keys(EXPECTED_FIELD), OPERATOR_HINTS)).toEqual(NO_DIFF);
+  });
+
+  it("names the field each operator hint is reported under", () => {
+    const got = Object.fromEntries(table().rows.map((r) => [codeCell(r[0]!), codeCell(r[1]!)]));
+    expect(got).toEqual(EXPECTED_FIELD);
+  });
+
+  it("keeps the operator hints out of the argument-tier table", () => {
+    const argHints = tableUnder(DOC, TWELVE_HEADING, HINT_HEADER).rows.map((r) => codeCell(r[0]!));
+    expect(argHints.filter((h) => OPERATOR_HINTS.includes(h as never))).toEqual([]);
+  });
+});
+
+describe("docs/errors.md: class to Connect code", () => {
+  const table = () => tableUnder(DOC, CLASS_HEADING, CLASS_HEADER);
+  const classes = Object.keys(CLASS_CONNECT_CODE) as ErrorClass[];
+
+  it("has one row per class of the source", () => {
+    const docClasses = table().rows.map((r) => LABEL_CLASS.get(r[0]!) ?? `unknown label ${r[0]}`);
+    expect(diffKeys(docClasses, classes)).toEqual(NO_DIFF);
+  });
+
+  it("gives each class the Connect code, HTTP status and exit status the code derives", () => {
+    const rows = table().rows;
+    const got = rows.map((r) => [r[0], codeCell(r[2]!), r[3], r[4]]);
+    const want = rows.map((r) => {
+      const code = CLASS_CONNECT_CODE[LABEL_CLASS.get(r[0]!)!];
+      return [r[0], CONNECT_CODE_NAME[code], String(codeToHttpStatus(code)), String(CONNECT_CODE_EXIT[code])];
+    });
+    expect(got).toEqual(want);
+  });
+
+  it("lists under each class exactly the hints of that class", () => {
+    for (const r of table().rows) {
+      const cls = LABEL_CLASS.get(r[0]!)!;
+      expect(diffKeys(codeSpans(r[1]!), HINTS.filter((h) => HINT_TABLE[h].class === cls))).toEqual(NO_DIFF);
+    }
+  });
+});
+
+describe("docs/errors.md: business sentinels", () => {
+  const rows = () =>
+    tableUnder(DOC, SENTINEL_HEADING, SENTINEL_HEADER).rows.map((r) => ({
+      text: codeSpans(r[1]!)[0] ?? "",
+      code: codeCell(r[2]!),
+      exit: r[3]!,
+    }));
+
+  it("documents every sentinel of the source with its Connect code and exit status", () => {
+    const problems: string[] = [];
+    for (const [kind, { prefix, code }] of Object.entries(SENTINEL_TABLE)) {
+      const row = rows().find((r) => r.text.startsWith(prefix));
+      if (!row) problems.push(`${kind}: no row`);
+      else if (row.code !== CONNECT_CODE_NAME[code] || row.exit !== String(CONNECT_CODE_EXIT[code])) {
+        problems.push(`${kind}: documented ${row.code}/${row.exit}`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it("documents the unclassified fallback as internal error on internal", () => {
+    const row = rows().find((r) => r.text === INTERNAL_TEXT);
+    expect(row).toEqual({ text: INTERNAL_TEXT, code: "internal", exit: String(CONNECT_CODE_EXIT[Code.Internal]) });
+  });
+
+  it("has no row the source does not know", () => {
+    const known = [...Object.values(SENTINEL_TABLE).map((s) => s.prefix), INTERNAL_TEXT];
+    expect(rows().filter((r) => !known.some((p) => r.text.startsWith(p)))).toEqual([]);
+  });
+});
+
+describe("docs/errors.md: exit codes", () => {
+  const table = () => tableUnder(DOC, EXIT_HEADING, EXIT_HEADER);
+  const docCodes = () => table().rows.map((r) => r[0]!);
+  const srcRows = Object.values(EXIT_TABLE);
+
+  it("lists exactly the exit statuses of the source, each once", () => {
+    expect(diffKeys(docCodes(), srcRows.map((r) => String(r.code)))).toEqual(NO_DIFF);
+  });
+
+  it("describes each exit status with the meaning the source gives it", () => {
+    const got = Object.fromEntries(table().rows.map((r) => [r[0]!, r[1]!.replaceAll("`", "")]));
+    const want = Object.fromEntries(srcRows.map((r) => [String(r.code), r.meaning]));
+    expect(got).toEqual(want);
+  });
+
+  it("lists them in ascending order", () => {
+    const nums = docCodes().map(Number);
+    expect(nums).toEqual([...nums].sort((a, b) => a - b));
+  });
+});
+
+// ---------------------------------------------------------------------------
+// Worked examples, rendered by production code.
+// ---------------------------------------------------------------------------
+
+const EXAMPLES: ReadonlyArray<readonly [string, string]> = [
+  ["summary too long", render(["summary"], "too_long", "summary must be at most 512 bytes (got 700)")],
+  ["content too long", render(["content"], "too_long", "content too large: 70000 bytes (max 65536)")],
+  ["too many tags", render(["tags"], "too_many", "too many tags: 129 (max 128)")],
+  ["limit above its maximum", render(["limit"], "out_of_range", "limit exceeds the maximum of 1000")],
+  ["timestamp format", render(["created_after"], "format", "created_after must be RFC3339")],
+  ["citation kind enum", render(["citations[i].kind"], "enum", "citation 2: kind must be one of file|commit|url|repo")],
+  ["discovery prefix", render(["scope"], "prefix", 'scope must be a discovery scope (start with "discovery:")')],
+  ["not_after in the past", new ArgError(["not_after"], "ordering", "not_after must be in the future", {}, "out_of_range").message],
+  ["paging trio", ruleError("paging-trio-mutually-exclusive").message],
+  ["window ordering", ruleError("window-not-before-before-not-after").message],
+  ["cross-spine scope", ruleError("scope-required-unless-cross-spine").message],
+  ["discovery not schedulable", ruleError("discovery-not-schedulable").message],
+  ["response too large", responseTooLarge().message],
+  ["supersede set shape", argError("supersedes", "required", "supersedes is required").message],
+  ["supersede not found", notFound(["a1b2c3d4e5", "f6g7h8j9k0"]).message],
+  ["supersede rule target", ruleImmutable("supersede", ["a1b2c3d4e5"]).message],
+  ["supersede already superseded", alreadySuperseded(["a1b2c3d4e5", "m1n2p3q4r5"]).message],
+  ["empty ids batch", argError("ids", "required", "ids is required").message],
+  ["ids batch too large", argError("ids", "out_of_range", "ids exceeds the maximum of 1000", { max: 1000 }).message],
+  ["ids entry too long", argError("ids", "too_long", "ids[3] too large: 300 bytes (max 256)", { index: 3, got: 300, max: 256 }).message],
+  [
+    "irreversible revert",
+    render(
+      ["steps"],
+      "irreversible",
+      "revert cannot reach v0: step (From=0 To=1) is irreversible: v0 records have no schema_version to restore; recovery is a collection snapshot",
+    ),
+  ],
+  [
+    "unsupported revert",
+    render(["record_version"], "unsupported", "3 record(s) at version 4 have no reachable chain to target 1; recovery is a collection snapshot"),
+  ],
+  [
+    "irreversible revert with an unsupported clause folded in",
+    render(
+      ["steps"],
+      "irreversible",
+      "revert cannot reach v0: step (From=0 To=1) is irreversible: v0 records have no schema_version to restore; additionally, 3 record(s) at version 4 have no reachable chain to target 0; recovery is a collection snapshot",
+    ),
+  ],
+  ["ambiguous short id", ambiguousShortId("a1b2c3d4e5").message],
+  ["rule visibility change", ruleImmutable("visibility").message],
+  ["idempotency key reuse", idempotencyConflict().message],
+];
+
+/** Every line inside the doc's ```text fences: the place worked examples live. */
+function exampleLines(md: string): string[] {
+  const out: string[] = [];
+  let inText = false;
+  for (const line of md.split("\n")) {
+    if (!inText && line.trim() === "```text") inText = true;
+    else if (inText && line.trim() === "```") inText = false;
+    else if (inText && line.trim() !== "") out.push(line);
+  }
+  if (inText) throw new Error("unterminated ```text block");
+  return out;
+}
+
+describe("docs/errors.md: worked examples", () => {
+  const docLines = exampleLines(DOC);
+
+  it("contains worked examples at all", () => {
+    expect(docLines.length).toBeGreaterThan(0);
+    expect(EXAMPLES.filter(([, text]) => docLines.includes(text)).length).toBeGreaterThan(0);
+  });
+
+  it.each(EXAMPLES)("shows the %s example exactly as production code renders it", (_label, text) => {
+    expect(docLines).toContain(text);
+  });
+
+  it("shows no example line that production code was not asked to render", () => {
+    const rendered = new Set(EXAMPLES.map(([, text]) => text));
+    expect(docLines.filter((l) => !rendered.has(l))).toEqual([]);
+  });
+
+  it("shows the examples the contract pins word for word", () => {
+    const pinned = [
+      "field=summary hint=too_long: summary must be at most 512 bytes (got 700)",
+      "field=content hint=too_long: content too large: 70000 bytes (max 65536)",
+      "field=tags hint=too_many: too many tags: 129 (max 128)",
+      "field=cursor_mode,offset,page_token hint=mutually_exclusive: cursor_mode, offset, and page_token are mutually exclusive",
+      "field=limit hint=out_of_range: limit exceeds the maximum of 1000",
+      "field=response hint=response_too_large: the result is too large to return in one response; retry with a smaller limit or k, or omit full",
+      "not found: a1b2c3d4e5, f6g7h8j9k0",
+      "target is already superseded: a1b2c3d4e5, m1n2p3q4r5",
+    ];
+    expect(pinned.filter((p) => !docLines.includes(p))).toEqual([]);
+  });
+
+  it("uses an operator hint only under the field its table names", () => {
+    const fieldOf: Record<string, string> = { irreversible: "steps", unsupported: "record_version" };
+    const wrong = docLines
+      .map((l) => parse(l))
+      .filter((p) => p.kind === "envelope" && p.hint in fieldOf && p.fields.join(",") !== fieldOf[p.hint]);
+    expect(wrong).toEqual([]);
+  });
+
+  it("reads every envelope-shaped example back through parse with a known hint", () => {
+    const unreadable = docLines.filter((l) => l.startsWith("field=") && parse(l).kind !== "envelope");
+    expect(unreadable).toEqual([]);
+  });
+});
