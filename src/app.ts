@@ -1,0 +1,78 @@
+import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { engramRoutes, subjectContextValues } from "./connect/index.js";
+import { createCore, limitsFromEnv, type Core, type CoreDeps, type Logger } from "./core/index.js";
+import { loadTokenAuth, type TokenAuth } from "./core/static-tokens.js";
+import { checkEmbedderIdentity, embedderFromEnv, identityKey, type Embedder } from "./embed/index.js";
+import { startServer, type Handler, type RunningServer } from "./server.js";
+import { EmbeddedStore } from "./store/embedded-store.js";
+import type { Store } from "./store/store.js";
+import { stderrLogger } from "./logger.js";
+
+export const EMBEDDER_META_KEY = "embedder_identity";
+export const DEFAULT_LISTEN_ADDR = "127.0.0.1:8080";
+export const DEFAULT_DATA_DIR = "./.engram";
+
+export class StartupError extends Error {
+  override readonly name = "StartupError";
+}
+
+/** Opens the configured store. The embedded store is the default and needs nothing else running. */
+export function openStore(env: NodeJS.ProcessEnv, dim: number): Store {
+  return EmbeddedStore.open({ dataDir: env.ENGRAM_DATA_DIR || DEFAULT_DATA_DIR, dim });
+}
+
+/**
+ * Refuses to serve vectors from one embedder to queries from another: the
+ * scores would be meaningless. The first start records the identity.
+ */
+export async function ensureEmbedderIdentity(store: Store, embedder: Embedder): Promise<void> {
+  const stored = await store.getMeta(EMBEDDER_META_KEY);
+  const check = checkEmbedderIdentity(stored, embedder.identity);
+  if (!check.ok) throw new StartupError(check.message);
+  if (check.first) await store.setMeta(EMBEDDER_META_KEY, identityKey(embedder.identity));
+}
+
+export type Engram = { core: Core; deps: CoreDeps; auth: TokenAuth; close(): Promise<void> };
+
+export async function openEngram(opts: { env?: NodeJS.ProcessEnv; log?: Logger; embedder?: Embedder; store?: Store } = {}): Promise<Engram> {
+  const env = opts.env ?? process.env;
+  const log = opts.log ?? stderrLogger();
+  const limits = limitsFromEnv(env);
+  const auth = loadTokenAuth(env);
+  const embedder = opts.embedder ?? embedderFromEnv(env);
+  const store = opts.store ?? openStore(env, embedder.identity.dim);
+  await ensureEmbedderIdentity(store, embedder);
+  const deps: CoreDeps = { store, embedder, limits, now: () => new Date(), log };
+  return { core: createCore(deps), deps, auth, close: () => store.close() };
+}
+
+export type ServeOptions = { env?: NodeJS.ProcessEnv; listenAddr?: string; log?: Logger; embedder?: Embedder; store?: Store };
+
+/** `engram serve`: one listener for Connect, gRPC, gRPC-Web, MCP and /healthz. */
+export async function serve(opts: ServeOptions = {}): Promise<{ server: RunningServer; engram: Engram; close(): Promise<void> }> {
+  const env = opts.env ?? process.env;
+  const log = opts.log ?? stderrLogger();
+  const engram = await openEngram({ ...opts, env, log });
+  if (engram.auth.anonymous) {
+    log.warn("no bearer tokens configured: running ANONYMOUS, every caller shares owner \"\"; set ENGRAM_AUTH_TOKENS or ENGRAM_AUTH_TOKENS_FILE");
+  }
+  const connect = connectNodeAdapter({
+    routes: engramRoutes(engram.core, log),
+    contextValues: subjectContextValues(engram.auth),
+  }) as unknown as Handler;
+  const server = await startServer({
+    listenAddr: opts.listenAddr ?? env.ENGRAM_LISTEN_ADDR ?? DEFAULT_LISTEN_ADDR,
+    connect,
+    auth: engram.auth,
+    log: (line) => log.info(String(line.msg ?? "server"), line),
+  });
+  log.info("engram listening", { url: server.url, store: engram.deps.store.kind, embedder: identityKey(engram.deps.embedder.identity) });
+  return {
+    server,
+    engram,
+    close: async () => {
+      await server.close();
+      await engram.close();
+    },
+  };
+}

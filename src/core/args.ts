@@ -1,0 +1,76 @@
+import type { Citation } from "./record.js";
+
+/**
+ * Lane-neutral arguments. Every name is the proto / MCP snake_case field
+ * name, which is also the name an envelope reports. `undefined` means the
+ * caller did not send the field.
+ */
+export type CitationArg = Partial<Citation>;
+
+export type StoreArgs = {
+  content?: string;
+  scope?: string;
+  source?: string;
+  category?: string;
+  tags?: string[];
+  repo?: string;
+  workspace?: string;
+  worktree?: string;
+  base_dir?: string;
+  summary?: string;
+  citations?: CitationArg[];
+  idempotency_key?: string;
+};
+
+export type RecallFilterArgs = {
+  scope?: string;
+  cross_spine?: boolean;
+  tags?: string[];
+  categories?: string[];
+  full?: boolean;
+  created_after?: string;
+  created_before?: string;
+  include_archived?: boolean;
+  include_superseded?: boolean;
+  include_scheduled?: boolean;
+};
+
+export type SearchArgs = RecallFilterArgs & { query?: string; k?: number };
+
+export type ListArgs = RecallFilterArgs & {
+  limit?: number;
+  offset?: number;
+  visibility?: string;
+  page_token?: string;
+  cursor_mode?: boolean;
+};
+
+export type GetArgs = { id?: string };
+
+export type UpdateArgs = {
+  id?: string;
+  content?: string;
+  shared?: boolean;
+  tags?: string[];
+  summary?: string;
+  /** Connect only: the paths that are present; absent paths are unchanged. */
+  update_mask?: string[];
+};
+
+export type DeleteArgs = { id?: string };
+
+export type SetVisibilityArgs = { id?: string; shared?: boolean };
+
+/** Every string field of StoreArgs; the MCP schema is derived from these names. */
+export const STORE_STRING_FIELDS = [
+  "content",
+  "scope",
+  "source",
+  "category",
+  "repo",
+  "workspace",
+  "worktree",
+  "base_dir",
+  "summary",
+  "idempotency_key",
+] as const satisfies readonly (keyof StoreArgs)[];

@@ -1,0 +1,3 @@
+export function byteLength(s: string): number {
+  return Buffer.byteLength(s, "utf8");
+}

@@ -1,0 +1,20 @@
+import type { GetArgs } from "./args.js";
+import type { CoreDeps } from "./deps.js";
+import { resolveReadable } from "./resolve.js";
+import type { Subject } from "./subject.js";
+import { requireString } from "./validate.js";
+import { fullView, type MemoryView } from "./view.js";
+
+/** Not recall-gated: scheduled, expired, superseded and archived records are all fetchable. */
+export async function getMemory(deps: CoreDeps, subject: Subject, a: GetArgs): Promise<MemoryView> {
+  const input = requireString("id", a.id);
+  const rec = await resolveReadable(deps, subject, input);
+  const view = fullView(rec);
+  // A get is a strong usage signal; it never fails the read.
+  try {
+    await deps.store.replace({ ...rec, access_count: (rec.access_count ?? 0) + 1, last_accessed_at: deps.now().toISOString() });
+  } catch (err) {
+    deps.log.warn("access count not recorded", { error: String(err) });
+  }
+  return view;
+}

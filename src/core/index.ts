@@ -1,0 +1,17 @@
+export { createCore } from "./core.js";
+export type { Core } from "./core.js";
+export type * from "./args.js";
+export type { CoreDeps, Logger, LogFields } from "./deps.js";
+export { silentLogger } from "./deps.js";
+export { DEFAULT_LIMITS, LANE_POLICY, limitsFromEnv } from "./limits.js";
+export type { Limits, Lane } from "./limits.js";
+export type { MemoryRecord, Citation, ScoredRecord } from "./record.js";
+export type { MemoryView } from "./view.js";
+export type { Subject } from "./subject.js";
+export { ANONYMOUS, ownerSubject } from "./subject.js";
+export type { WriteResult } from "./write-record.js";
+export type { SearchResult } from "./search-memories.js";
+export type { ListResult } from "./list-memories.js";
+export type { Coverage } from "./coverage.js";
+export type { RecallGateHidden } from "./recall-gate-hidden.js";
+export { UPDATE_PATHS } from "./update-memory.js";

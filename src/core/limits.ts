@@ -1,0 +1,87 @@
+/**
+ * Caps and lane defaults. The core is the only reader: lanes never hold a
+ * number of their own.
+ */
+export type Limits = {
+  maxSummaryBytes: number;
+  maxContentBytes: number;
+  maxTags: number;
+  maxTagBytes: number;
+  maxCitations: number;
+  maxExcerptBytes: number;
+  maxIdempotencyKeyBytes: number;
+  maxRecall: number;
+  maxTargetBytes: number;
+  maxArchiveIdBytes: number;
+  maxDiscoveryContentBytes: number;
+  maxRuleContentBytes: number;
+  maxRuleSummaryBytes: number;
+  summaryMaxChars: number;
+  /** Serialized bytes one read may return before it fails as response_too_large. */
+  responseBudgetBytes: number;
+};
+
+export const DEFAULT_LIMITS: Limits = Object.freeze({
+  maxSummaryBytes: 512,
+  maxContentBytes: 64 * 1024,
+  maxTags: 128,
+  maxTagBytes: 128,
+  maxCitations: 50,
+  maxExcerptBytes: 16 * 1024,
+  maxIdempotencyKeyBytes: 512,
+  maxRecall: 1000,
+  maxTargetBytes: 256,
+  maxArchiveIdBytes: 256,
+  maxDiscoveryContentBytes: 64 * 1024,
+  maxRuleContentBytes: 8 * 1024,
+  maxRuleSummaryBytes: 256,
+  summaryMaxChars: 280,
+  responseBudgetBytes: 4 * 1024 * 1024,
+});
+
+export type Lane = "connect" | "mcp" | "cli";
+
+/**
+ * What differs between lanes, decided here so adapters stay thin. Connect
+ * lists default to offset paging over the whole maximum (the UI pages by
+ * offset); MCP is always cursor paging with small pages for agents.
+ */
+export const LANE_POLICY: Record<
+  Lane,
+  {
+    searchK: number;
+    discoveryK: number;
+    listLimitCursor: number;
+    alwaysCursor: boolean;
+    updateRequiresContent: boolean;
+    visibilityField: "visibility" | "shared";
+    cursorField: "page_token" | "cursor";
+  }
+> = {
+  connect: { searchK: 20, discoveryK: 20, listLimitCursor: 20, alwaysCursor: false, updateRequiresContent: false, visibilityField: "visibility", cursorField: "page_token" },
+  cli: { searchK: 20, discoveryK: 20, listLimitCursor: 20, alwaysCursor: false, updateRequiresContent: false, visibilityField: "visibility", cursorField: "page_token" },
+  mcp: { searchK: 8, discoveryK: 8, listLimitCursor: 20, alwaysCursor: true, updateRequiresContent: true, visibilityField: "shared", cursorField: "cursor" },
+};
+
+function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number, allowZero = false): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || (!allowZero && n === 0)) {
+    throw new Error(`${name} must be a ${allowZero ? "non-negative" : "positive"} integer`);
+  }
+  return n;
+}
+
+/** Reads the configurable caps; a malformed value fails startup, never falls back silently. */
+export function limitsFromEnv(env: NodeJS.ProcessEnv = process.env): Limits {
+  return Object.freeze({
+    ...DEFAULT_LIMITS,
+    maxSummaryBytes: positiveInt(env, "ENGRAM_MEMORY_MAX_SUMMARY_BYTES", DEFAULT_LIMITS.maxSummaryBytes, true),
+    maxContentBytes: positiveInt(env, "ENGRAM_MEMORY_MAX_CONTENT_BYTES", DEFAULT_LIMITS.maxContentBytes),
+    maxTags: positiveInt(env, "ENGRAM_MEMORY_MAX_TAGS", DEFAULT_LIMITS.maxTags),
+    maxTagBytes: positiveInt(env, "ENGRAM_MEMORY_MAX_TAG_BYTES", DEFAULT_LIMITS.maxTagBytes),
+    summaryMaxChars: positiveInt(env, "ENGRAM_SUMMARY_MAX_CHARS", DEFAULT_LIMITS.summaryMaxChars),
+    responseBudgetBytes: positiveInt(env, "ENGRAM_RESPONSE_BUDGET_BYTES", DEFAULT_LIMITS.responseBudgetBytes),
+  });
+}

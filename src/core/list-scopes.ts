@@ -1,0 +1,7 @@
+import type { CoreDeps } from "./deps.js";
+import type { Subject } from "./subject.js";
+
+/** Authorization only (no recall gate): every scope the caller may read, with counts. */
+export async function listScopes(deps: CoreDeps, subject: Subject) {
+  return deps.store.listScopes(subject);
+}

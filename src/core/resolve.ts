@@ -1,0 +1,29 @@
+import { ambiguousShortId, notFound } from "../argerror/index.js";
+import type { MemoryRecord } from "./record.js";
+import type { Subject } from "./subject.js";
+import type { CoreDeps } from "./deps.js";
+
+/**
+ * Input → readable or owned record. Missing, not readable and not owned are
+ * the same `not found: <input as sent>`, so nobody learns another owner's ids.
+ */
+export async function resolveReadable(deps: CoreDeps, subject: Subject, input: string): Promise<MemoryRecord> {
+  const id = await resolveId(deps, input);
+  const rec = await deps.store.getReadable(id, subject);
+  if (!rec) throw notFound([input]);
+  return rec;
+}
+
+export async function resolveOwned(deps: CoreDeps, subject: Subject, input: string): Promise<MemoryRecord> {
+  const id = await resolveId(deps, input);
+  const rec = await deps.store.getOwned(id, subject);
+  if (!rec) throw notFound([input]);
+  return rec;
+}
+
+export async function resolveId(deps: CoreDeps, input: string): Promise<string> {
+  const r = await deps.store.resolve(input);
+  if (r.kind === "not_found") throw notFound([input]);
+  if (r.kind === "ambiguous") throw ambiguousShortId(input);
+  return r.id;
+}

@@ -1,0 +1,20 @@
+import { argError } from "../argerror/index.js";
+import { byteLength } from "./bytes.js";
+import type { Limits } from "./limits.js";
+
+/** A rule's summary is its one-line index entry: present, single line, bounded. */
+export function checkRuleSummary(summary: string | undefined, limits: Limits): void {
+  if (summary === undefined || summary.trim() === "") {
+    throw argError("summary", "required", "summary is required for a rule (it is the one-line index entry)");
+  }
+  if (/[\r\n]/.test(summary)) {
+    throw argError("summary", "format", "rule summary must be a single line (no newlines); it is the index entry");
+  }
+  const n = byteLength(summary);
+  if (n > limits.maxRuleSummaryBytes) {
+    throw argError("summary", "too_long", `summary too long: ${n} bytes (max ${limits.maxRuleSummaryBytes})`, {
+      max: limits.maxRuleSummaryBytes,
+      got: n,
+    });
+  }
+}

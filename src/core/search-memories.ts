@@ -1,0 +1,35 @@
+import type { SearchArgs } from "./args.js";
+import { coverage, type Coverage } from "./coverage.js";
+import type { CoreDeps } from "./deps.js";
+import { LANE_POLICY, type Lane } from "./limits.js";
+import { countHidden, type RecallGateHidden } from "./recall-gate-hidden.js";
+import { liftedQuery, recallQuery } from "./recall-query.js";
+import { candidateK, rerank } from "./rerank.js";
+import type { Subject } from "./subject.js";
+import { checkCount, effectiveScope, requireString } from "./validate.js";
+import { compactView, fullView, type MemoryView } from "./view.js";
+import { enforceBudget } from "./budget.js";
+
+export type SearchResult = { memories: MemoryView[]; coverage?: Coverage; recall_gate_hidden: RecallGateHidden };
+
+/**
+ * Recall: query and k are checked before anything costs money (no embed,
+ * no store read on a rejected call), then the scope rule, then hybrid
+ * candidates and the rerank.
+ */
+export async function searchMemories(deps: CoreDeps, subject: Subject, a: SearchArgs, lane: Lane): Promise<SearchResult> {
+  const query = requireString("query", a.query);
+  const k = checkCount("k", a.k, deps.limits) || LANE_POLICY[lane].searchK;
+  const scope = effectiveScope(a);
+  const q = recallQuery(deps, subject, a, scope);
+  const vector = await deps.embedder.embedQuery(query);
+  const hits = rerank(query, await deps.store.search(q, vector, query, candidateK(k)), k);
+  const lifted = rerank(query, await deps.store.search(liftedQuery(q), vector, query, candidateK(k)), k);
+  const memories = hits.map((h) =>
+    a.full ? fullView(h.record, h.score) : compactView(h.record, deps.limits.summaryMaxChars, h.score),
+  );
+  const result: SearchResult = { memories, recall_gate_hidden: countHidden(lifted.map((h) => h.record), q) };
+  if (scope === undefined) result.coverage = await coverage(deps, subject);
+  enforceBudget(deps, result);
+  return result;
+}

@@ -1,0 +1,82 @@
+import { argError, ruleImmutable, staleSummary } from "../argerror/index.js";
+import { embeddingText, identityKey } from "../embed/embedder.js";
+import type { UpdateArgs } from "./args.js";
+import type { CoreDeps } from "./deps.js";
+import { LANE_POLICY, type Lane } from "./limits.js";
+import type { MemoryRecord } from "./record.js";
+import { resolveOwned } from "./resolve.js";
+import { checkRuleSummary } from "./rule-checks.js";
+import type { Subject } from "./subject.js";
+import { checkContentBytes, checkSummary, checkTags, requireString } from "./validate.js";
+import type { WriteResult } from "./write-record.js";
+
+export const UPDATE_PATHS = ["content", "shared", "tags", "summary"] as const;
+const MASK_SENTENCE = `update_mask must contain at least one path, each of: ${UPDATE_PATHS.join(", ")}`;
+
+/** Connect names present fields with a mask; absent paths stay unchanged. */
+function applyMask(a: UpdateArgs): UpdateArgs {
+  if (a.update_mask === undefined) return a;
+  const paths = a.update_mask;
+  if (paths.length === 0) throw argError("update_mask", "required", MASK_SENTENCE);
+  if (!paths.every((p) => (UPDATE_PATHS as readonly string[]).includes(p))) throw argError("update_mask", "enum", MASK_SENTENCE);
+  const out: UpdateArgs = { id: a.id };
+  if (paths.includes("content")) out.content = a.content ?? "";
+  if (paths.includes("shared")) out.shared = a.shared ?? false;
+  if (paths.includes("tags")) out.tags = a.tags ?? [];
+  if (paths.includes("summary")) out.summary = a.summary ?? "";
+  return out;
+}
+
+function sameTags(x: readonly string[], y: readonly string[]): boolean {
+  return x.length === y.length && x.every((t, i) => t === y[i]);
+}
+
+/**
+ * Order: mask, summary bound, content presence (MCP), id, ownership, the
+ * rule guard, caps only for what changed (legacy over-cap records can still
+ * be re-shared), then the stale-summary guard, all before any embedding.
+ */
+export async function updateMemory(deps: CoreDeps, subject: Subject, raw: UpdateArgs, lane: Lane): Promise<WriteResult> {
+  const a = applyMask(raw);
+  checkSummary(a.summary, deps.limits);
+  if (LANE_POLICY[lane].updateRequiresContent) requireString("content", a.content);
+  else if (a.content !== undefined) requireString("content", a.content);
+  const input = requireString("id", a.id);
+  const rec = await resolveOwned(deps, subject, input);
+
+  if (rec.category === "rule") {
+    if (a.summary !== undefined) checkRuleSummary(a.summary, deps.limits);
+    if (a.shared === false) throw ruleImmutable("private");
+  }
+  const contentChanged = a.content !== undefined && a.content !== rec.content;
+  const tagsChanged = a.tags !== undefined && !sameTags(a.tags, rec.tags);
+  if (contentChanged) checkContentBytes(a.content!, rec.category === "rule" ? deps.limits.maxRuleContentBytes : deps.limits.maxContentBytes);
+  if (tagsChanged) checkTags(a.tags, deps.limits);
+
+  const next: MemoryRecord = { ...rec };
+  if (a.summary !== undefined) {
+    next.summary = a.summary;
+    next.summary_source = a.summary === "" ? "" : "client";
+  } else if (contentChanged && rec.summary) {
+    if (rec.summary_source === "client") throw staleSummary();
+    if (rec.summary_source === "auto") {
+      next.summary = "";
+      next.summary_source = "";
+      next.summary_model = "";
+    }
+  }
+  if (a.content !== undefined) next.content = a.content;
+  if (a.tags !== undefined) next.tags = [...a.tags];
+  if (a.shared !== undefined) next.visibility = a.shared ? "shared" : "";
+  next.access_count = (rec.access_count ?? 0) + 1;
+  next.last_accessed_at = deps.now().toISOString();
+
+  if (a.content !== undefined || a.tags !== undefined) {
+    const [vector] = await deps.embedder.embedDocuments([embeddingText(next.content, next.tags)]);
+    next.embedder_identity = identityKey(deps.embedder.identity);
+    await deps.store.replace(next, vector);
+  } else {
+    await deps.store.replace(next);
+  }
+  return { id: next.id, short_id: next.short_id };
+}

@@ -1,0 +1,107 @@
+import type { Citation, MemoryRecord } from "./record.js";
+
+/**
+ * What a lane may show of a record. Lanes map this to proto or JSON; the
+ * choice of full versus compact, and the compact summary, are made here.
+ */
+export type MemoryView = {
+  id: string;
+  short_id: string;
+  content?: string;
+  scope: string;
+  repo?: string;
+  workspace?: string;
+  worktree?: string;
+  base_dir?: string;
+  source?: string;
+  category: string;
+  tags: string[];
+  actor?: string;
+  owner?: string;
+  visibility?: string;
+  created_at: string;
+  summary: string;
+  summary_source?: string;
+  summary_model?: string;
+  summary_egress_at?: string;
+  score?: number;
+  access_count?: number;
+  last_accessed_at?: string;
+  kind?: string;
+  citations?: Citation[];
+  superseded_by?: string;
+  supersedes?: string[];
+  not_before?: string;
+  not_after?: string;
+  archived_at?: string;
+  schema_version?: number;
+  truncated?: boolean;
+};
+
+function unixToRfc3339(s: number | undefined): string | undefined {
+  return s === undefined ? undefined : new Date(s * 1000).toISOString().replace(".000Z", "Z");
+}
+
+export function fullView(r: MemoryRecord, score?: number): MemoryView {
+  const v: MemoryView = {
+    id: r.id,
+    short_id: r.short_id,
+    content: r.content,
+    scope: r.scope,
+    repo: r.repo,
+    workspace: r.workspace,
+    worktree: r.worktree_path,
+    base_dir: r.base_dir,
+    source: r.source,
+    category: r.category,
+    tags: [...r.tags],
+    actor: r.actor,
+    owner: r.owner ?? "",
+    visibility: r.visibility,
+    created_at: r.created_at,
+    summary: r.summary,
+    summary_source: r.summary_source,
+    summary_model: r.summary_model ?? "",
+    access_count: r.access_count ?? 0,
+    kind: r.kind,
+    citations: r.citations.map((c) => ({ ...c })),
+    supersedes: [...r.supersedes],
+    schema_version: r.schema_version ?? 0,
+  };
+  if (score !== undefined) v.score = score;
+  if (r.summary_egress_at) v.summary_egress_at = r.summary_egress_at;
+  if (r.last_accessed_at) v.last_accessed_at = r.last_accessed_at;
+  if (r.superseded_by) v.superseded_by = r.superseded_by;
+  if (r.not_before !== undefined) v.not_before = unixToRfc3339(r.not_before);
+  if (r.not_after !== undefined) v.not_after = unixToRfc3339(r.not_after);
+  if (r.archived_at) v.archived_at = r.archived_at;
+  return v;
+}
+
+/**
+ * A head of the content cut at a character (code point) boundary, trailing
+ * spaces trimmed, with an ellipsis, when no summary was stored.
+ */
+export function recallSummary(r: MemoryRecord, maxChars: number): { summary: string; truncated: boolean } {
+  if (r.summary) return { summary: r.summary, truncated: false };
+  const chars = [...r.content];
+  if (chars.length <= maxChars) return { summary: r.content, truncated: false };
+  return { summary: chars.slice(0, maxChars).join("").trimEnd() + "…", truncated: true };
+}
+
+export function compactView(r: MemoryRecord, maxChars: number, score?: number): MemoryView {
+  const { summary, truncated } = recallSummary(r, maxChars);
+  const v: MemoryView = {
+    id: r.id,
+    short_id: r.short_id,
+    scope: r.scope,
+    category: r.category,
+    tags: [...r.tags],
+    created_at: r.created_at,
+    summary,
+  };
+  if (r.summary_source) v.summary_source = r.summary_source;
+  if (truncated) v.truncated = true;
+  if (score !== undefined) v.score = score;
+  return v;
+}

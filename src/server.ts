@@ -1,0 +1,302 @@
+/**
+ * One listener for everything.
+ *
+ * A single TCP port serves Connect and gRPC-Web over HTTP/1.1 and gRPC and
+ * Connect over cleartext HTTP/2 with prior knowledge. Node's h2c server cannot
+ * take HTTP/1.1 on the same socket, so a plain `net.Server` accepts each
+ * connection, looks at the first bytes, and hands the socket to either an
+ * `http2` server (the bytes are the HTTP/2 client preface) or an `http`
+ * server (anything else), after putting the sniffed bytes back.
+ *
+ * Routes, identical for both protocols:
+ *   GET|HEAD /healthz   → 200 {"status":"ok"}
+ *   <mcpPath>           → bearer check, then the MCP handler
+ *   everything else     → the Connect handler (which answers 404 itself)
+ */
+import http from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import http2 from "node:http2";
+import type { Http2ServerRequest, Http2ServerResponse, ServerHttp2Session } from "node:http2";
+import net from "node:net";
+
+import type { TokenAuth } from "./core/static-tokens.js";
+import type { Subject } from "./core/subject.js";
+
+export type AnyRequest = IncomingMessage | Http2ServerRequest;
+export type AnyResponse = ServerResponse | Http2ServerResponse;
+export type Handler = (req: AnyRequest, res: AnyResponse) => void;
+
+export type ServerOptions = {
+  /** "host:port", e.g. "127.0.0.1:8080"; port 0 picks a free port; "[::1]:0" for IPv6. */
+  listenAddr: string;
+  /** The connectNodeAdapter handler (serves /engram.v1.EngramService/*). */
+  connect: Handler;
+  /** Mounted at `mcpPath` when given. */
+  mcp?: Handler;
+  /** Default "/mcp". */
+  mcpPath?: string;
+  /** Guards the MCP route: 401 when auth is on and the bearer is missing or wrong. */
+  auth: TokenAuth;
+  /** Structured log sink. */
+  log: (line: Record<string, unknown>) => void;
+};
+
+export type RunningServer = {
+  url: string;
+  host: string;
+  port: number;
+  close(): Promise<void>;
+};
+
+/** The HTTP/2 client connection preface (RFC 9113 §3.4). */
+const H2_PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "latin1");
+/** A connection that has not sent enough bytes to pick a protocol by then is dropped. */
+const SNIFF_TIMEOUT_MS = 10_000;
+/** How long close() lets in-flight requests finish before destroying sockets. */
+const CLOSE_GRACE_MS = 1_500;
+const DEFAULT_MCP_PATH = "/mcp";
+
+const subjects = new WeakMap<object, Subject>();
+
+/** The authenticated subject the listener attached to an MCP request, if any. */
+export function subjectOf(req: AnyRequest): Subject | undefined {
+  return subjects.get(req);
+}
+
+/**
+ * Parses "host:port" / "[v6]:port" / ":port" (all interfaces). Throws on
+ * anything else.
+ */
+export function parseListenAddr(addr: string): { host: string; port: number } {
+  const usage = "listen address must be host:port (e.g. 127.0.0.1:8080 or [::1]:8080)";
+  const text = addr.trim();
+  let host: string;
+  let portText: string;
+  if (text.startsWith("[")) {
+    const close = text.indexOf("]");
+    if (close < 0 || text[close + 1] !== ":") throw new Error(usage);
+    host = text.slice(1, close);
+    portText = text.slice(close + 2);
+    if (host.length === 0 || net.isIPv6(host) === false) {
+      throw new Error(`${usage}: bracketed host must be an IPv6 address`);
+    }
+  } else {
+    const colon = text.lastIndexOf(":");
+    if (colon < 0) throw new Error(usage);
+    host = text.slice(0, colon);
+    portText = text.slice(colon + 1);
+    if (host.includes(":")) throw new Error(`${usage}: put IPv6 addresses in brackets`);
+    if (host.length === 0) host = "0.0.0.0";
+    if (!/^[A-Za-z0-9.-]+$/.test(host)) throw new Error(`${usage}: invalid host`);
+  }
+  if (!/^\d{1,5}$/.test(portText)) throw new Error(`${usage}: port must be a number 0-65535`);
+  const port = Number(portText);
+  if (port > 65535) throw new Error(`${usage}: port must be a number 0-65535`);
+  return { host, port };
+}
+
+function pathOf(url: string | undefined): string {
+  if (!url) return "/";
+  const q = url.indexOf("?");
+  return q < 0 ? url : url.slice(0, q);
+}
+
+function sendJson(res: AnyResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  // The union's writeHead overloads do not intersect cleanly; both accept this shape.
+  (res as ServerResponse).writeHead(status, {
+    "content-type": "application/json",
+    "content-length": String(Buffer.byteLength(text)),
+    ...headers,
+  });
+  res.end(text);
+}
+
+type SocketKind = "sniffing" | "http1" | "http2";
+
+export async function startServer(opts: ServerOptions): Promise<RunningServer> {
+  const { host, port: requestedPort } = parseListenAddr(opts.listenAddr);
+  const mcpPath = opts.mcpPath ?? DEFAULT_MCP_PATH;
+  const { auth, log } = opts;
+
+  let closing = false;
+  const sockets = new Map<net.Socket, SocketKind>();
+  /** In-flight HTTP/1.1 requests per socket, to find idle keep-alive connections. */
+  const inflight = new Map<net.Socket, number>();
+  const sessions = new Set<ServerHttp2Session>();
+
+  const route = (req: AnyRequest, res: AnyResponse): void => {
+    const path = pathOf(req.url);
+    try {
+      if (path === "/healthz" && (req.method === "GET" || req.method === "HEAD")) {
+        sendJson(res, 200, { status: "ok" });
+        return;
+      }
+      if (opts.mcp && path === mcpPath) {
+        const subject = auth.authenticate(req.headers.authorization);
+        if (subject === undefined) {
+          log({ level: "warn", msg: "mcp request rejected: missing or invalid bearer token", path });
+          sendJson(res, 401, { error: "unauthorized" }, { "www-authenticate": 'Bearer realm="engram"' });
+          return;
+        }
+        subjects.set(req, subject);
+        opts.mcp(req, res);
+        return;
+      }
+      opts.connect(req, res);
+    } catch (err) {
+      log({ level: "error", msg: "request handler threw", path, error: err instanceof Error ? err.message : String(err) });
+      if (!res.headersSent) {
+        sendJson(res, 500, { error: "internal error" });
+      } else {
+        res.destroy();
+      }
+    }
+  };
+
+  // --- HTTP/1.1 -----------------------------------------------------------
+  const h1 = http.createServer(
+    // connectionsCheckingInterval: how often headersTimeout is enforced.
+    { requestTimeout: 0, headersTimeout: 10_000, keepAliveTimeout: 5_000, connectionsCheckingInterval: 2_000 },
+    (req, res) => {
+      const socket = req.socket;
+      inflight.set(socket, (inflight.get(socket) ?? 0) + 1);
+      let done = false;
+      const finished = (): void => {
+        if (done) return;
+        done = true;
+        const n = (inflight.get(socket) ?? 1) - 1;
+        inflight.set(socket, n);
+        if (closing && n <= 0) socket.destroySoon();
+      };
+      res.once("finish", finished);
+      res.once("close", finished);
+      if (closing) res.setHeader("connection", "close");
+      route(req, res);
+    },
+  );
+  h1.keepAliveTimeout = 5_000;
+  h1.headersTimeout = 10_000;
+  h1.requestTimeout = 0;
+  // --- HTTP/2 (h2c, prior knowledge) ---------------------------------------
+  const h2 = http2.createServer({}, route);
+  h2.on("session", (session: ServerHttp2Session) => {
+    sessions.add(session);
+    session.once("close", () => sessions.delete(session));
+    session.on("error", () => {
+      /* peer went away; the socket close path cleans up */
+    });
+  });
+  h2.on("sessionError", () => {
+    /* quiet: per-connection failures are not server failures */
+  });
+
+  // --- the one TCP listener -----------------------------------------------
+  const handoff = (socket: net.Socket, head: Buffer, kind: "http1" | "http2"): void => {
+    sockets.set(socket, kind);
+    // Paused, so the bytes put back stay buffered until the new owner reads.
+    socket.pause();
+    if (head.length > 0) socket.unshift(head);
+    if (kind === "http2") {
+      // The HTTP/2 session takes over the socket's handle and feeds itself
+      // whatever is still buffered on the JS side (on the next tick), so the
+      // socket must stay paused: resuming would emit those bytes to nobody.
+      h2.emit("connection", socket);
+    } else {
+      h1.emit("connection", socket);
+      socket.resume();
+    }
+  };
+
+  const tcp = net.createServer({ allowHalfOpen: false, noDelay: true, pauseOnConnect: false }, (socket) => {
+    sockets.set(socket, "sniffing");
+    socket.on("error", () => {
+      /* quiet: resets and aborts are normal */
+    });
+    socket.once("close", () => {
+      sockets.delete(socket);
+      inflight.delete(socket);
+    });
+    if (closing) {
+      socket.destroy();
+      return;
+    }
+
+    let head: Buffer = Buffer.alloc(0);
+    const timer = setTimeout(() => socket.destroy(), SNIFF_TIMEOUT_MS);
+    timer.unref();
+    const stop = (): void => {
+      clearTimeout(timer);
+      socket.off("data", onData);
+      socket.off("end", onEnd);
+    };
+    const onEnd = (): void => {
+      stop();
+      socket.destroy();
+    };
+    const onData = (chunk: Buffer): void => {
+      head = head.length === 0 ? chunk : Buffer.concat([head, chunk]);
+      const n = Math.min(head.length, H2_PREFACE.length);
+      const isPrefix = head.subarray(0, n).equals(H2_PREFACE.subarray(0, n));
+      if (isPrefix && head.length < H2_PREFACE.length) return; // undecided: wait for more
+      stop();
+      handoff(socket, head, isPrefix ? "http2" : "http1");
+    };
+    socket.on("data", onData);
+    socket.once("end", onEnd);
+  });
+  tcp.on("error", (err) => {
+    log({ level: "error", msg: "listener error", error: err.message });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    const onError = (err: Error): void => reject(err);
+    tcp.once("error", onError);
+    tcp.listen({ host, port: requestedPort }, () => {
+      tcp.off("error", onError);
+      resolve();
+    });
+  });
+  // The inner HTTP/1.1 server never listens itself; "listening" switches on
+  // its connection tracking, which enforces headersTimeout and makes
+  // closeIdleConnections() work for handed-off sockets.
+  h1.emit("listening");
+
+  const address = tcp.address();
+  const port = typeof address === "object" && address !== null ? address.port : requestedPort;
+  const urlHost = host.includes(":") ? `[${host}]` : host;
+  const url = `http://${urlHost}:${port}`;
+
+  let closed: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closed ??= (async () => {
+      closing = true;
+      const listenerClosed = new Promise<void>((resolve) => tcp.close(() => resolve()));
+
+      // Idle HTTP/1.1 keep-alive connections and undecided sockets go now.
+      for (const [socket, kind] of sockets) {
+        if (kind === "sniffing") socket.destroy();
+        else if (kind === "http1" && (inflight.get(socket) ?? 0) === 0) socket.destroy();
+      }
+      h1.closeIdleConnections();
+      h1.close(() => {
+        /* never listened itself: the callback only reports "not running" */
+      });
+      // HTTP/2: GOAWAY, let open streams finish.
+      for (const session of sessions) {
+        if (!session.closed && !session.destroyed) session.close();
+      }
+
+      const deadline = Date.now() + CLOSE_GRACE_MS;
+      while (sockets.size > 0 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      for (const session of sessions) session.destroy();
+      for (const socket of sockets.keys()) socket.destroy();
+      await listenerClosed;
+    })();
+    return closed;
+  };
+
+  return { url, host, port, close };
+}

@@ -1,0 +1,54 @@
+import type { MemoryRecord } from "../core/record.js";
+import { CURRENT_SCHEMA_VERSION } from "./schema-version.js";
+
+/** Columns the embedded store indexes, derived from the payload on every write. */
+export type IndexedColumns = {
+  id: string;
+  short_id: string | null;
+  owner: string | null;
+  scope: string;
+  visibility: string;
+  category: string;
+  kind: string;
+  created_at: string;
+  not_before: number | null;
+  not_after: number | null;
+  superseded_by: string | null;
+  archived_at: string | null;
+  schema_version: number | null;
+  payload: string;
+};
+
+/**
+ * The one codec every write passes through. Ordinary writes stamp the
+ * current schema version; only the migration runner names another one.
+ */
+export function encodeRecord(record: MemoryRecord, version: number | null = CURRENT_SCHEMA_VERSION): IndexedColumns {
+  const stamped: MemoryRecord = { ...record };
+  if (version === null) delete stamped.schema_version;
+  else stamped.schema_version = version;
+  return {
+    id: stamped.id,
+    short_id: stamped.short_id ? stamped.short_id.toUpperCase() : null,
+    owner: stamped.owner === undefined ? null : stamped.owner,
+    scope: stamped.scope,
+    visibility: stamped.visibility,
+    category: stamped.category,
+    kind: stamped.kind ?? "",
+    created_at: stamped.created_at,
+    not_before: stamped.not_before ?? null,
+    not_after: stamped.not_after ?? null,
+    superseded_by: stamped.superseded_by || null,
+    archived_at: stamped.archived_at || null,
+    schema_version: version,
+    payload: JSON.stringify(stamped),
+  };
+}
+
+export function decodeRecord(payload: string): MemoryRecord {
+  const rec = JSON.parse(payload) as MemoryRecord;
+  rec.tags ??= [];
+  rec.citations ??= [];
+  rec.supersedes ??= [];
+  return rec;
+}

@@ -1,0 +1,383 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import type { MemoryRecord, ScoredRecord } from "../core/record.js";
+import type { Subject } from "../core/subject.js";
+import { decodeRecord, encodeRecord } from "./codec.js";
+import { lexicalTokens } from "./lexical.js";
+import { matches, readable, type RecordAttrs } from "./record-filter.js";
+import { SCHEMA_SQL } from "./sqlite-schema.js";
+import type { ListPage, RecordQuery, ResolveResult, SchemaHistogram, Store } from "./store.js";
+import { isUuid } from "./uuid.js";
+import { VectorIndex } from "./vector-index.js";
+
+type Row = {
+  rid: number;
+  id: string;
+  owner: string | null;
+  scope: string;
+  visibility: string;
+  category: string;
+  kind: string;
+  created_at: string;
+  not_before: number | null;
+  not_after: number | null;
+  superseded_by: string | null;
+  archived_at: string | null;
+  tags: string | null;
+};
+
+const ATTR_COLUMNS = `rid, id, owner, scope, visibility, category, kind, created_at, not_before, not_after,
+  superseded_by, archived_at, json_extract(payload, '$.tags') AS tags`;
+
+export type EmbeddedStoreOptions = {
+  /** Directory holding engram.db; created when missing. ":memory:" keeps everything in RAM. */
+  dataDir: string;
+  dim: number;
+};
+
+/**
+ * The default store: one SQLite file. Filters run over an in-memory mirror
+ * of the indexed columns (one predicate for list, count, search and tags),
+ * vectors live in an in-process index, and words in an FTS5 table kept by
+ * triggers. A change log written by triggers lets every process that has the
+ * file open (server, CLI operator verbs, migrations) catch up cheaply.
+ */
+export class EmbeddedStore implements Store {
+  readonly kind = "embedded" as const;
+  private readonly db: Database.Database;
+  private readonly attrs = new Map<number, RecordAttrs>();
+  private readonly ridById = new Map<string, number>();
+  private readonly ridsByScope = new Map<string, Set<number>>();
+  private readonly index: VectorIndex;
+  private lastSeq = 0;
+  private dataVersion = -1;
+
+  constructor(private readonly opts: EmbeddedStoreOptions) {
+    const file = opts.dataDir === ":memory:" ? ":memory:" : join(ensureDir(opts.dataDir), "engram.db");
+    this.db = new Database(file);
+    this.db.pragma("journal_mode = WAL");
+    this.db.pragma("synchronous = NORMAL");
+    this.db.pragma("busy_timeout = 5000");
+    this.db.exec(SCHEMA_SQL);
+    this.index = new VectorIndex(opts.dim);
+    this.reloadAll();
+  }
+
+  static open(opts: EmbeddedStoreOptions): EmbeddedStore {
+    return new EmbeddedStore(opts);
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+
+  get database(): Database.Database {
+    return this.db;
+  }
+
+  // ---- mirror maintenance -------------------------------------------------
+
+  private reloadAll(): void {
+    this.attrs.clear();
+    this.ridById.clear();
+    this.ridsByScope.clear();
+    this.lastSeq = (this.db.prepare("SELECT coalesce(max(seq), 0) AS s FROM change_log").get() as { s: number }).s;
+    const rows = this.db.prepare(`SELECT ${ATTR_COLUMNS}, vector FROM records`).iterate() as Iterable<Row & { vector: Buffer | null }>;
+    for (const row of rows) {
+      this.applyRow(row);
+      if (row.vector) this.index.upsert(row.rid, toFloat32(row.vector));
+    }
+    this.dataVersion = this.db.pragma("data_version", { simple: true }) as number;
+  }
+
+  /** Catches up with writes from this and other connections. */
+  private sync(force = false): void {
+    const dv = this.db.pragma("data_version", { simple: true }) as number;
+    if (!force && dv === this.dataVersion) return;
+    this.dataVersion = dv;
+    const changes = this.db.prepare("SELECT seq, rid FROM change_log WHERE seq > ? ORDER BY seq").all(this.lastSeq) as {
+      seq: number;
+      rid: number;
+    }[];
+    if (changes.length === 0) return;
+    const rids = new Set(changes.map((c) => c.rid));
+    this.lastSeq = changes[changes.length - 1]!.seq;
+    const get = this.db.prepare(`SELECT ${ATTR_COLUMNS}, vector FROM records WHERE rid = ?`);
+    for (const rid of rids) {
+      const row = get.get(rid) as (Row & { vector: Buffer | null }) | undefined;
+      this.dropRid(rid);
+      if (row) {
+        this.applyRow(row);
+        if (row.vector) this.index.upsert(rid, toFloat32(row.vector));
+      }
+    }
+  }
+
+  private applyRow(row: Row): void {
+    const a: RecordAttrs = {
+      rid: row.rid,
+      id: row.id,
+      owner: row.owner,
+      scope: row.scope,
+      visibility: row.visibility,
+      category: row.category,
+      kind: row.kind,
+      createdAt: row.created_at,
+      notBefore: row.not_before,
+      notAfter: row.not_after,
+      superseded: !!row.superseded_by,
+      archived: !!row.archived_at,
+      tags: row.tags ? (JSON.parse(row.tags) as string[]) : [],
+    };
+    this.attrs.set(a.rid, a);
+    this.ridById.set(a.id, a.rid);
+    let set = this.ridsByScope.get(a.scope);
+    if (!set) this.ridsByScope.set(a.scope, (set = new Set()));
+    set.add(a.rid);
+  }
+
+  private dropRid(rid: number): void {
+    const a = this.attrs.get(rid);
+    if (!a) return;
+    this.attrs.delete(rid);
+    this.ridById.delete(a.id);
+    const set = this.ridsByScope.get(a.scope);
+    set?.delete(rid);
+    if (set && set.size === 0) this.ridsByScope.delete(a.scope);
+    if (this.index.has(rid)) this.index.remove(rid);
+  }
+
+  private afterWrite(): void {
+    this.sync(true);
+  }
+
+  // ---- point reads ----------------------------------------------------------
+
+  private payloadOf(rid: number): MemoryRecord | undefined {
+    const row = this.db.prepare("SELECT payload FROM records WHERE rid = ?").get(rid) as { payload: string } | undefined;
+    return row ? decodeRecord(row.payload) : undefined;
+  }
+
+  async getRaw(id: string): Promise<MemoryRecord | undefined> {
+    this.sync();
+    const row = this.db.prepare("SELECT payload FROM records WHERE id = ?").get(id) as { payload: string } | undefined;
+    return row ? decodeRecord(row.payload) : undefined;
+  }
+
+  async resolve(input: string): Promise<ResolveResult> {
+    if (isUuid(input)) return { kind: "id", id: input.toLowerCase() };
+    const rows = this.db.prepare("SELECT id FROM records WHERE short_id = ? LIMIT 2").all(input.toUpperCase()) as { id: string }[];
+    if (rows.length === 0) return { kind: "not_found" };
+    if (rows.length > 1) return { kind: "ambiguous" };
+    return { kind: "id", id: rows[0]!.id };
+  }
+
+  async getReadable(id: string, subject: Subject): Promise<MemoryRecord | undefined> {
+    this.sync();
+    const rid = this.ridById.get(id);
+    const a = rid === undefined ? undefined : this.attrs.get(rid);
+    if (!a || !readable(a, { subject })) return undefined;
+    return this.payloadOf(a.rid);
+  }
+
+  async getOwned(id: string, subject: Subject): Promise<MemoryRecord | undefined> {
+    this.sync();
+    const rid = this.ridById.get(id);
+    const a = rid === undefined ? undefined : this.attrs.get(rid);
+    if (!a || !readable(a, { subject, ownerOnly: true })) return undefined;
+    return this.payloadOf(a.rid);
+  }
+
+  async countShortId(shortId: string): Promise<number> {
+    return (this.db.prepare("SELECT count(*) AS n FROM records WHERE short_id = ?").get(shortId.toUpperCase()) as { n: number }).n;
+  }
+
+  async vectorOf(id: string): Promise<Float32Array | undefined> {
+    const row = this.db.prepare("SELECT vector FROM records WHERE id = ?").get(id) as { vector: Buffer | null } | undefined;
+    return row?.vector ? toFloat32(row.vector) : undefined;
+  }
+
+  // ---- writes ---------------------------------------------------------------
+
+  async put(record: MemoryRecord, vector: Float32Array): Promise<void> {
+    this.writeRecord(record, vector);
+    this.afterWrite();
+  }
+
+  async replace(record: MemoryRecord, vector?: Float32Array): Promise<void> {
+    this.writeRecord(record, vector);
+    this.afterWrite();
+  }
+
+  /** Synchronous write used inside transactions; the codec stamps the version. */
+  writeRecord(record: MemoryRecord, vector?: Float32Array, version?: number | null): void {
+    const c = version === undefined ? encodeRecord(record) : encodeRecord(record, version);
+    const blob = vector ? Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength) : undefined;
+    this.db
+      .prepare(
+        `INSERT INTO records (id, short_id, owner, scope, visibility, category, kind, created_at, not_before, not_after,
+           superseded_by, archived_at, schema_version, payload, vector)
+         VALUES (@id, @short_id, @owner, @scope, @visibility, @category, @kind, @created_at, @not_before, @not_after,
+           @superseded_by, @archived_at, @schema_version, @payload, @vector)
+         ON CONFLICT(id) DO UPDATE SET short_id = excluded.short_id, owner = excluded.owner, scope = excluded.scope,
+           visibility = excluded.visibility, category = excluded.category, kind = excluded.kind,
+           created_at = excluded.created_at, not_before = excluded.not_before, not_after = excluded.not_after,
+           superseded_by = excluded.superseded_by, archived_at = excluded.archived_at,
+           schema_version = excluded.schema_version, payload = excluded.payload,
+           vector = coalesce(excluded.vector, records.vector)`,
+      )
+      .run({ ...c, vector: blob ?? null });
+  }
+
+  /** Runs fn in one SQLite transaction and refreshes the mirror afterwards. */
+  transaction<T>(fn: () => T): T {
+    try {
+      return this.db.transaction(fn)();
+    } finally {
+      this.afterWrite();
+    }
+  }
+
+  async delete(id: string): Promise<boolean> {
+    const info = this.db.prepare("DELETE FROM records WHERE id = ?").run(id);
+    this.afterWrite();
+    return info.changes > 0;
+  }
+
+  async deleteOwnedInScope(scope: string, subject: Subject): Promise<number> {
+    this.sync();
+    const ids = [...(this.ridsByScope.get(scope) ?? [])]
+      .map((rid) => this.attrs.get(rid)!)
+      .filter((a) => readable(a, { subject, ownerOnly: true }))
+      .map((a) => a.id);
+    const del = this.db.prepare("DELETE FROM records WHERE id = ?");
+    this.db.transaction(() => ids.forEach((id) => del.run(id)))();
+    this.afterWrite();
+    return ids.length;
+  }
+
+  // ---- filtered reads -------------------------------------------------------
+
+  /** Candidate attrs for a query, narrowed by the scope index when one scope is named. */
+  private candidates(q: RecordQuery): RecordAttrs[] {
+    this.sync();
+    const pool: Iterable<number> =
+      q.scope !== undefined ? (this.ridsByScope.get(q.scope) ?? []) : this.attrs.keys();
+    const out: RecordAttrs[] = [];
+    for (const rid of pool) {
+      const a = this.attrs.get(rid)!;
+      if (matches(a, q)) out.push(a);
+    }
+    return out;
+  }
+
+  async count(query: RecordQuery): Promise<number> {
+    return this.candidates(query).length;
+  }
+
+  async list(query: RecordQuery, page: ListPage): Promise<{ records: MemoryRecord[]; total: number }> {
+    const all = this.candidates(query);
+    const dir = page.order === "desc" ? -1 : 1;
+    all.sort((x, y) => (x.createdAt < y.createdAt ? -dir : x.createdAt > y.createdAt ? dir : x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+    let rows = all;
+    if (page.cursor) {
+      const { c, seen } = page.cursor;
+      const seenSet = new Set(seen);
+      rows = rows.filter((a) => (dir < 0 ? a.createdAt < c : a.createdAt > c) || (a.createdAt === c && !seenSet.has(a.id)));
+    }
+    const start = page.offset ?? 0;
+    const slice = rows.slice(start, start + page.limit);
+    return { records: slice.map((a) => this.payloadOf(a.rid)!).filter(Boolean), total: all.length };
+  }
+
+  async search(query: RecordQuery, vector: Float32Array, text: string, candidates: number): Promise<ScoredRecord[]> {
+    this.sync();
+    const scored = new Map<number, number>();
+    // A named scope is usually a small slice of the store: hand the index the
+    // exact candidate list instead of a predicate over everything.
+    const filter =
+      query.scope !== undefined
+        ? { candidates: [...(this.ridsByScope.get(query.scope) ?? [])].filter((rid) => matches(this.attrs.get(rid)!, query)) }
+        : { allow: (rid: number) => { const a = this.attrs.get(rid); return !!a && matches(a, query); } };
+    for (const hit of this.index.search(vector, candidates, filter)) scored.set(hit.key, hit.score);
+
+    const tokens = lexicalTokens(text);
+    if (tokens.length > 0) {
+      const ftsQuery = tokens.map((t) => `"${t}"`).join(" OR ");
+      const rows = this.db
+        .prepare("SELECT rowid AS rid FROM records_fts WHERE records_fts MATCH ? ORDER BY bm25(records_fts) LIMIT ?")
+        .all(ftsQuery, candidates * 8) as { rid: number }[];
+      let taken = 0;
+      for (const { rid } of rows) {
+        if (taken >= candidates) break;
+        const a = this.attrs.get(rid);
+        if (!a || !matches(a, query)) continue;
+        taken++;
+        if (!scored.has(rid)) {
+          const v = await this.vectorOf(a.id);
+          scored.set(rid, v ? dot(v, vector) : 0);
+        }
+      }
+    }
+    const out: ScoredRecord[] = [];
+    for (const [rid, score] of scored) {
+      const record = this.payloadOf(rid);
+      if (record) out.push({ record, score });
+    }
+    return out;
+  }
+
+  async listScopes(subject: Subject): Promise<{ scopes: { scope: string; count: number }[]; approximate: boolean }> {
+    this.sync();
+    const counts = new Map<string, number>();
+    for (const a of this.attrs.values()) {
+      if (readable(a, { subject })) counts.set(a.scope, (counts.get(a.scope) ?? 0) + 1);
+    }
+    const scopes = [...counts].map(([scope, count]) => ({ scope, count })).sort((x, y) => (x.scope < y.scope ? -1 : 1));
+    return { scopes, approximate: false };
+  }
+
+  async schemaHistogram(): Promise<SchemaHistogram> {
+    const rows = this.db
+      .prepare("SELECT schema_version AS v, count(*) AS n FROM records GROUP BY schema_version")
+      .all() as { v: number | null; n: number }[];
+    const versions = new Map<number, number>();
+    let absent = 0;
+    let total = 0;
+    for (const r of rows) {
+      total += r.n;
+      if (r.v === null) absent += r.n;
+      else versions.set(r.v, r.n);
+    }
+    return { versions, absent, total };
+  }
+
+  async getMeta(key: string): Promise<string | undefined> {
+    const row = this.db.prepare("SELECT value FROM meta WHERE key = ?").get(key) as { value: string } | undefined;
+    return row?.value;
+  }
+
+  async setMeta(key: string, value: string): Promise<void> {
+    this.db.prepare("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(key, value);
+  }
+}
+
+function ensureDir(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+function toFloat32(buf: Buffer): Float32Array {
+  // Copy: the Buffer may share a pooled ArrayBuffer at an unaligned offset.
+  const out = new Float32Array(buf.byteLength / 4);
+  new Uint8Array(out.buffer).set(buf);
+  return out;
+}
+
+function dot(a: Float32Array, b: Float32Array): number {
+  let s = 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) s += a[i]! * b[i]!;
+  return s;
+}

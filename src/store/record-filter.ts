@@ -1,0 +1,70 @@
+import type { RecordQuery } from "./store.js";
+
+/** The per-record facts every filter needs, kept in memory by the embedded store. */
+export type RecordAttrs = {
+  rid: number;
+  id: string;
+  owner: string | null;
+  scope: string;
+  visibility: string;
+  category: string;
+  kind: string;
+  createdAt: string;
+  notBefore: number | null;
+  notAfter: number | null;
+  superseded: boolean;
+  archived: boolean;
+  tags: readonly string[];
+};
+
+/**
+ * Read authorization: owner match or shared for an authenticated caller;
+ * an anonymous caller reads only the anonymous bucket. Records without an
+ * owner key (pre-isolation) match nobody.
+ */
+export function readable(a: RecordAttrs, q: Pick<RecordQuery, "subject" | "ownerOnly">): boolean {
+  if (a.owner === null) return false;
+  if (q.subject.anonymous) return a.owner === "";
+  if (a.owner === q.subject.owner) return true;
+  return !q.ownerOnly && a.visibility === "shared";
+}
+
+/** Window states, in the canonical order the CLI prints them. */
+export function isExpired(a: Pick<RecordAttrs, "notAfter">, now: number): boolean {
+  return a.notAfter !== null && a.notAfter <= now;
+}
+
+export function isScheduled(a: Pick<RecordAttrs, "notBefore" | "notAfter">, now: number): boolean {
+  return !isExpired(a, now) && a.notBefore !== null && a.notBefore > now;
+}
+
+/** The single predicate behind list, count, search and tag counts. */
+export function matches(a: RecordAttrs, q: RecordQuery): boolean {
+  if (!readable(a, q)) return false;
+  if (q.scope !== undefined && a.scope !== q.scope) return false;
+  if (q.scopes !== undefined && !q.scopes.includes(a.scope)) return false;
+  if (q.scopePrefix !== undefined && !a.scope.startsWith(q.scopePrefix)) return false;
+  if (q.categories && q.categories.length > 0 && !q.categories.includes(a.category)) return false;
+  if (q.tags && q.tags.length > 0 && !q.tags.every((t) => a.tags.includes(t))) return false;
+  if (q.visibility === "shared" && a.visibility !== "shared") return false;
+  if (q.visibility === "private" && a.visibility === "shared") return false;
+  if (q.kind && a.kind !== q.kind) return false;
+  if (q.createdAfter !== undefined && a.createdAt < q.createdAfter) return false;
+  if (q.createdBefore !== undefined && a.createdAt >= q.createdBefore) return false;
+  if (q.gate) {
+    if (!q.gate.archived && a.archived) return false;
+    if (!q.gate.superseded && a.superseded) return false;
+    if (!q.gate.scheduled) {
+      if (a.notBefore !== null && a.notBefore > q.now) return false;
+      if (a.notAfter !== null && a.notAfter <= q.now) return false;
+    }
+  }
+  if (q.windowState) {
+    const expired = isExpired(a, q.now);
+    const scheduled = isScheduled(a, q.now);
+    if (q.windowState === "scheduled" && !scheduled) return false;
+    if (q.windowState === "expired" && !expired) return false;
+    if (q.windowState === "all" && !expired && !scheduled) return false;
+  }
+  return true;
+}

@@ -1,0 +1,51 @@
+/**
+ * The embedded store's tables. The change log and the FTS table are kept by
+ * triggers so that any process writing the file (server, operator verbs,
+ * migrations) keeps them right without knowing about them.
+ */
+export const SCHEMA_SQL = `
+CREATE TABLE IF NOT EXISTS records (
+  rid INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  short_id TEXT,
+  owner TEXT,
+  scope TEXT NOT NULL,
+  visibility TEXT NOT NULL DEFAULT '',
+  category TEXT NOT NULL DEFAULT '',
+  kind TEXT NOT NULL DEFAULT '',
+  created_at TEXT NOT NULL,
+  not_before INTEGER,
+  not_after INTEGER,
+  superseded_by TEXT,
+  archived_at TEXT,
+  schema_version INTEGER,
+  payload TEXT NOT NULL,
+  vector BLOB
+);
+CREATE INDEX IF NOT EXISTS records_short_id ON records (short_id);
+CREATE INDEX IF NOT EXISTS records_schema_version ON records (schema_version);
+
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+CREATE TABLE IF NOT EXISTS change_log (seq INTEGER PRIMARY KEY AUTOINCREMENT, rid INTEGER NOT NULL);
+
+CREATE VIRTUAL TABLE IF NOT EXISTS records_fts USING fts5(body, tokenize = 'porter unicode61');
+
+CREATE TRIGGER IF NOT EXISTS records_ai AFTER INSERT ON records BEGIN
+  INSERT INTO change_log (rid) VALUES (new.rid);
+  INSERT INTO records_fts (rowid, body) VALUES (new.rid,
+    coalesce(json_extract(new.payload, '$.content'), '') || ' ' ||
+    coalesce((SELECT group_concat(value, ' ') FROM json_each(new.payload, '$.tags')), ''));
+END;
+CREATE TRIGGER IF NOT EXISTS records_au AFTER UPDATE ON records BEGIN
+  INSERT INTO change_log (rid) VALUES (new.rid);
+  DELETE FROM records_fts WHERE rowid = old.rid;
+  INSERT INTO records_fts (rowid, body) VALUES (new.rid,
+    coalesce(json_extract(new.payload, '$.content'), '') || ' ' ||
+    coalesce((SELECT group_concat(value, ' ') FROM json_each(new.payload, '$.tags')), ''));
+END;
+CREATE TRIGGER IF NOT EXISTS records_ad AFTER DELETE ON records BEGIN
+  INSERT INTO change_log (rid) VALUES (old.rid);
+  DELETE FROM records_fts WHERE rowid = old.rid;
+END;
+`;

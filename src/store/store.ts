@@ -1,0 +1,88 @@
+import type { MemoryRecord, ScoredRecord } from "../core/record.js";
+import type { Subject } from "../core/subject.js";
+
+/** Which recall-gate conditions a read relaxes. */
+export type GateRelax = { archived: boolean; superseded: boolean; scheduled: boolean };
+
+export const GATE_ON: GateRelax = Object.freeze({ archived: false, superseded: false, scheduled: false });
+
+/**
+ * A filtered read. The store applies authorization itself (owner, shared,
+ * anonymous) so no caller can forget it.
+ */
+export type RecordQuery = {
+  subject: Subject;
+  /** undefined spans every readable scope; only the core produces that. */
+  scope?: string;
+  /** Restrict to scopes beginning with this prefix (discovery:, rule:). */
+  scopePrefix?: string;
+  /** Restrict to these exact scopes. */
+  scopes?: readonly string[];
+  categories?: readonly string[];
+  /** AND. */
+  tags?: readonly string[];
+  visibility?: "private" | "shared";
+  kind?: string;
+  /** Only the caller's own records (no shared grant). */
+  ownerOnly?: boolean;
+  createdAfter?: string;
+  createdBefore?: string;
+  /** null means no recall gate at all (window states are filtered separately). */
+  gate: GateRelax | null;
+  /** Window state filter for list_scheduled. */
+  windowState?: "scheduled" | "expired" | "all";
+  /** Unix seconds used for every clock comparison of this read. */
+  now: number;
+};
+
+export type ListPage = {
+  order: "desc" | "asc";
+  offset?: number;
+  limit: number;
+  /** Resume strictly after this position (cursor paging). */
+  cursor?: { c: string; seen: readonly string[] };
+};
+
+export type ResolveResult = { kind: "id"; id: string } | { kind: "not_found" } | { kind: "ambiguous" };
+
+export type SchemaHistogram = { versions: Map<number, number>; absent: number; total: number };
+
+/**
+ * The storage port. Two implementations (embedded SQLite, Qdrant) pass one
+ * conformance suite. Every write goes through the record codec, which stamps
+ * the current schema_version.
+ */
+export interface Store {
+  readonly kind: "embedded" | "qdrant";
+  close(): Promise<void>;
+
+  /** Raw fetch without authorization: idempotency checks and internal use only. */
+  getRaw(id: string): Promise<MemoryRecord | undefined>;
+  /** UUID fast path, else a short-id lookup across the whole store. */
+  resolve(input: string): Promise<ResolveResult>;
+  /** The record if the subject may read it. */
+  getReadable(id: string, subject: Subject): Promise<MemoryRecord | undefined>;
+  /** The record if the subject owns it (the write gate). */
+  getOwned(id: string, subject: Subject): Promise<MemoryRecord | undefined>;
+  countShortId(shortId: string): Promise<number>;
+
+  /** Insert or replace a whole record and its vector. */
+  put(record: MemoryRecord, vector: Float32Array): Promise<void>;
+  /** Replace a record's payload, keeping its vector unless one is given. */
+  replace(record: MemoryRecord, vector?: Float32Array): Promise<void>;
+  delete(id: string): Promise<boolean>;
+  /** Deletes the subject's own records in one scope; returns how many. */
+  deleteOwnedInScope(scope: string, subject: Subject): Promise<number>;
+
+  list(query: RecordQuery, page: ListPage): Promise<{ records: MemoryRecord[]; total: number }>;
+  count(query: RecordQuery): Promise<number>;
+  /** Hybrid recall candidates: vector neighbours plus lexical matches, all passing the query's filter. */
+  search(query: RecordQuery, vector: Float32Array, text: string, candidates: number): Promise<ScoredRecord[]>;
+  listScopes(subject: Subject): Promise<{ scopes: { scope: string; count: number }[]; approximate: boolean }>;
+  vectorOf(id: string): Promise<Float32Array | undefined>;
+
+  /** Whole-store schema-version histogram (no owner filter). */
+  schemaHistogram(): Promise<SchemaHistogram>;
+  getMeta(key: string): Promise<string | undefined>;
+  setMeta(key: string, value: string): Promise<void>;
+}
