@@ -19,24 +19,24 @@ function ts(s: string | undefined) {
   return s ? timestampFromDate(new Date(s)) : undefined;
 }
 
-export function toPbMemory(v: MemoryView): Memory {
+export function toPbMemory(v: Partial<MemoryView>): Memory {
   return create(MemorySchema, {
-    id: v.id,
-    shortId: v.short_id,
+    id: v.id ?? "",
+    shortId: v.short_id ?? "",
     content: v.content ?? "",
-    scope: v.scope,
+    scope: v.scope ?? "",
     repo: v.repo ?? "",
     workspace: v.workspace ?? "",
     worktree: v.worktree ?? "",
     baseDir: v.base_dir ?? "",
     source: v.source ?? "",
-    category: v.category,
-    tags: v.tags,
+    category: v.category ?? "",
+    tags: v.tags ?? [],
     actor: v.actor ?? "",
     owner: v.owner ?? "",
     visibility: v.visibility ?? "",
     createdAt: ts(v.created_at),
-    summary: v.summary,
+    summary: v.summary ?? "",
     summarySource: v.summary_source ?? "",
     score: v.score ?? 0,
     accessCount: BigInt(v.access_count ?? 0),

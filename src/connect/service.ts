@@ -1,7 +1,33 @@
 import { create } from "@bufbuild/protobuf";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import type { Core, Logger } from "../core/index.js";
+import type { RelatedEdge as PbRelatedEdge } from "../gen/engram/v1/engram_pb.js";
 import {
+  ArchiveMemoryResponseSchema,
+  ArchiveOutcome,
+  ArchiveResultSchema,
+  CitationEvidenceSchema,
+  CitationRefSchema,
+  EdgeType,
+  ListRulesResponseSchema,
+  ListScheduledResponseSchema,
+  ListTagsResponseSchema,
+  MigrateStatusResponseSchema,
+  RelatedEdgeSchema,
+  RelatedMemoriesResponseSchema,
+  RelatedMemorySchema,
+  RestoreMemoryResponseSchema,
+  ScheduleMemoryResponseSchema,
+  SchemaVersionBucketSchema,
+  SearchDiscoveriesResponseSchema,
+  StoreDiscoveryResponseSchema,
+  SupersedeMemoryResponseSchema,
+  SupersessionDirection,
+  SupersessionEvidenceSchema,
+  TagCountSchema,
+  TagEvidenceSchema,
+  TagWeightSchema,
+  VectorEvidenceSchema,
   DeleteMemoryResponseSchema,
   EngramService,
   GetMemoryResponseSchema,
@@ -14,7 +40,8 @@ import {
   UpdateMemoryResponseSchema,
   Visibility,
 } from "../gen/engram/v1/engram_pb.js";
-import { count, coverageFields, opt, storeArgs, toPbHidden, toPbMemory } from "./convert.js";
+import { citationsArg, count, coverageFields, opt, storeArgs, toPbHidden, toPbMemory } from "./convert.js";
+import type { ArchiveRow, RelatedEdge } from "../core/index.js";
 import { toConnectError } from "./error-mapper.js";
 import { subjectOf } from "./subject-context.js";
 
@@ -24,7 +51,7 @@ const LANE = "connect" as const;
  * The Connect lane: parse the proto, call the core, shape the response.
  * Nothing here validates or picks a default.
  */
-export function engramServiceImpl(core: Core, log: Logger): Partial<ServiceImpl<typeof EngramService>> {
+export function engramServiceImpl(core: Core, log: Logger): ServiceImpl<typeof EngramService> {
   const guard =
     <Req, Res>(procedure: string, fn: (req: Req, ctx: HandlerContext) => Promise<Res>) =>
     async (req: Req, ctx: HandlerContext): Promise<Res> => {
@@ -138,6 +165,166 @@ export function engramServiceImpl(core: Core, log: Logger): Partial<ServiceImpl<
       const r = await core.setVisibility(subjectOf(ctx), { id: opt(req.id), shared }, LANE);
       return create(SetVisibilityResponseSchema, { id: r.id, shortId: r.short_id });
     }),
+
+    scheduleMemory: guard("ScheduleMemory", async (req, ctx) => {
+      const r = await core.scheduleMemory(subjectOf(ctx), {
+        ...storeArgs(req),
+        not_before: opt(req.notBefore),
+        not_after: opt(req.notAfter),
+      });
+      return create(ScheduleMemoryResponseSchema, { id: r.id, shortId: r.short_id });
+    }),
+
+    listScheduled: guard("ListScheduled", async (req, ctx) => {
+      const r = await core.listScheduled(
+        subjectOf(ctx),
+        {
+          scope: opt(req.scope),
+          cross_spine: req.crossSpine,
+          state: opt(req.state),
+          limit: count(req.limit),
+          created_after: opt(req.createdAfter),
+          created_before: opt(req.createdBefore),
+          page_token: opt(req.pageToken),
+        },
+        LANE,
+      );
+      return create(ListScheduledResponseSchema, {
+        memories: r.memories.map(toPbMemory),
+        nextPageToken: r.next_page_token,
+        ...coverageFields(r.coverage),
+      });
+    }),
+
+    storeDiscovery: guard("StoreDiscovery", async (req, ctx) => {
+      const r = await core.storeDiscovery(subjectOf(ctx), {
+        content: opt(req.content),
+        kind: opt(req.kind),
+        citations: citationsArg(req.citations),
+        scope: opt(req.scope),
+        tags: req.tags,
+        summary: opt(req.summary),
+        id: opt(req.id),
+      });
+      return create(StoreDiscoveryResponseSchema, { id: r.id, shortId: r.short_id });
+    }),
+
+    searchDiscoveries: guard("SearchDiscoveries", async (req, ctx) => {
+      const r = await core.searchDiscoveries(
+        subjectOf(ctx),
+        { query: opt(req.query), scope: opt(req.scope), k: count(req.k), kind: opt(req.kind) },
+        LANE,
+      );
+      return create(SearchDiscoveriesResponseSchema, { discoveries: r.discoveries.map(toPbMemory) });
+    }),
+
+    listRules: guard("ListRules", async (req, ctx) => {
+      const r = await core.listRules(subjectOf(ctx), { scopes: req.scopes, tags: req.tags, full: req.full });
+      return create(ListRulesResponseSchema, {
+        rules: r.rules.map(toPbMemory),
+        advisory: r.advisory,
+        ...coverageFields(r.coverage),
+      });
+    }),
+
+    supersedeMemory: guard("SupersedeMemory", async (req, ctx) => {
+      const r = await core.supersedeMemory(subjectOf(ctx), {
+        ...storeArgs(req),
+        supersedes: req.supersedes,
+        validate_only: req.validateOnly,
+      });
+      return r.validated
+        ? create(SupersedeMemoryResponseSchema, { validated: true, supersedes: r.supersedes, targets: r.targets.map(toPbMemory) })
+        : create(SupersedeMemoryResponseSchema, { id: r.id, shortId: r.short_id });
+    }),
+
+    archiveMemory: guard("ArchiveMemory", async (req, ctx) => {
+      const rows = await core.archiveMemory(subjectOf(ctx), { ids: req.ids });
+      return create(ArchiveMemoryResponseSchema, { results: rows.map(toPbArchiveResult) });
+    }),
+
+    restoreMemory: guard("RestoreMemory", async (req, ctx) => {
+      const rows = await core.restoreMemory(subjectOf(ctx), { ids: req.ids });
+      return create(RestoreMemoryResponseSchema, { results: rows.map(toPbArchiveResult) });
+    }),
+
+    relatedMemories: guard("RelatedMemories", async (req, ctx) => {
+      const r = await core.relatedMemories(subjectOf(ctx), { id: opt(req.id), k: count(req.k), full: req.full });
+      return create(RelatedMemoriesResponseSchema, {
+        anchor: toPbMemory(r.anchor),
+        related: r.related.map((x) => create(RelatedMemorySchema, { memory: toPbMemory(x.memory), edges: x.edges.map(toPbEdge) })),
+        truncated: r.truncated,
+      });
+    }),
+
+    listTags: guard("ListTags", async (req, ctx) => {
+      const r = await core.listTags(subjectOf(ctx), { scope: opt(req.scope), limit: count(req.limit) });
+      return create(ListTagsResponseSchema, {
+        tags: r.tags.map((t) => create(TagCountSchema, { tag: t.tag, count: BigInt(t.count) })),
+        more: r.more,
+      });
+    }),
+
+    migrateStatus: guard("MigrateStatus", async (_req, ctx) => {
+      subjectOf(ctx);
+      const s = await core.migrateStatus();
+      const bucket = (b: { version: number; count: number }) => create(SchemaVersionBucketSchema, { version: b.version, count: BigInt(b.count) });
+      return create(MigrateStatusResponseSchema, {
+        buckets: s.buckets.map(bucket),
+        absent: BigInt(s.absent),
+        future: s.future.map(bucket),
+        futureTotal: BigInt(s.future_total),
+        total: BigInt(s.total),
+        currentVersion: s.current_version,
+        pending: BigInt(s.pending),
+      });
+    }),
   };
 }
 
+
+const OUTCOME: Record<ArchiveRow["outcome"], ArchiveOutcome> = {
+  archived: ArchiveOutcome.ARCHIVED,
+  already_archived: ArchiveOutcome.ALREADY_ARCHIVED,
+  restored: ArchiveOutcome.RESTORED,
+  not_archived: ArchiveOutcome.NOT_ARCHIVED,
+  not_found: ArchiveOutcome.NOT_FOUND,
+};
+
+function toPbArchiveResult(r: ArchiveRow) {
+  return create(ArchiveResultSchema, { requested: r.requested, id: r.id, outcome: OUTCOME[r.outcome] });
+}
+
+function toPbEdge(e: RelatedEdge): PbRelatedEdge {
+  switch (e.type) {
+    case "supersession":
+      return create(RelatedEdgeSchema, {
+        type: EdgeType.SUPERSESSION,
+        evidence: {
+          case: "supersession",
+          value: create(SupersessionEvidenceSchema, {
+            direction: e.direction === "successor" ? SupersessionDirection.SUCCESSOR : SupersessionDirection.PREDECESSOR,
+            depth: e.depth,
+          }),
+        },
+      });
+    case "citation":
+      return create(RelatedEdgeSchema, {
+        type: EdgeType.CITATION,
+        evidence: {
+          case: "citation",
+          value: create(CitationEvidenceSchema, { sharedCitations: e.shared_citations.map((c) => create(CitationRefSchema, c)) }),
+        },
+      });
+    case "tag":
+      return create(RelatedEdgeSchema, {
+        type: EdgeType.TAG,
+        evidence: {
+          case: "tag",
+          value: create(TagEvidenceSchema, { sharedTags: e.shared_tags.map((t) => create(TagWeightSchema, t)), tagWeight: e.tag_weight }),
+        },
+      });
+    case "vector":
+      return create(RelatedEdgeSchema, { type: EdgeType.VECTOR, evidence: { case: "vector", value: create(VectorEvidenceSchema, { score: e.score }) } });
+  }
+}

@@ -74,3 +74,41 @@ export const STORE_STRING_FIELDS = [
   "summary",
   "idempotency_key",
 ] as const satisfies readonly (keyof StoreArgs)[];
+
+export type ScheduleArgs = StoreArgs & { not_before?: string; not_after?: string };
+
+export type ListScheduledArgs = {
+  scope?: string;
+  cross_spine?: boolean;
+  state?: string;
+  limit?: number;
+  created_after?: string;
+  created_before?: string;
+  page_token?: string;
+};
+
+export type StoreDiscoveryArgs = {
+  content?: string;
+  kind?: string;
+  citations?: CitationArg[];
+  scope?: string;
+  tags?: string[];
+  summary?: string;
+  id?: string;
+};
+
+export type SearchDiscoveriesArgs = { query?: string; scope?: string; k?: number; kind?: string; cross_spine?: boolean };
+
+export type StoreRuleArgs = { content?: string; scope?: string; summary?: string; tags?: string[]; id?: string };
+
+export type ListRulesArgs = { scopes?: string[]; tags?: string[]; full?: boolean };
+
+export type SupersedeArgs = StoreArgs & { supersedes?: string[]; validate_only?: boolean };
+
+export type BatchArgs = { ids?: string[] };
+
+export type RelatedArgs = { id?: string; k?: number; full?: boolean };
+
+export type ListTagsArgs = { scope?: string; limit?: number };
+
+export type DeleteAllArgs = { scope?: string };

@@ -17,6 +17,10 @@ export type Limits = {
   maxRuleContentBytes: number;
   maxRuleSummaryBytes: number;
   summaryMaxChars: number;
+  relatedDefaultK: number;
+  listTagsDefaultLimit: number;
+  /** Rules in one scope above which list_rules adds a curation advisory. */
+  ruleAdvisoryThreshold: number;
   /** Serialized bytes one read may return before it fails as response_too_large. */
   responseBudgetBytes: number;
 };
@@ -36,6 +40,9 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
   maxRuleContentBytes: 8 * 1024,
   maxRuleSummaryBytes: 256,
   summaryMaxChars: 280,
+  relatedDefaultK: 8,
+  listTagsDefaultLimit: 100,
+  ruleAdvisoryThreshold: 50,
   responseBudgetBytes: 4 * 1024 * 1024,
 });
 
@@ -56,11 +63,13 @@ export const LANE_POLICY: Record<
     updateRequiresContent: boolean;
     visibilityField: "visibility" | "shared";
     cursorField: "page_token" | "cursor";
+    /** Connect's SearchDiscoveries reads an empty scope as "every discovery scope". */
+    discoveryEmptyScopeSpans: boolean;
   }
 > = {
-  connect: { searchK: 20, discoveryK: 20, listLimitCursor: 20, alwaysCursor: false, updateRequiresContent: false, visibilityField: "visibility", cursorField: "page_token" },
-  cli: { searchK: 20, discoveryK: 20, listLimitCursor: 20, alwaysCursor: false, updateRequiresContent: false, visibilityField: "visibility", cursorField: "page_token" },
-  mcp: { searchK: 8, discoveryK: 8, listLimitCursor: 20, alwaysCursor: true, updateRequiresContent: true, visibilityField: "shared", cursorField: "cursor" },
+  connect: { searchK: 20, discoveryK: 20, listLimitCursor: 20, alwaysCursor: false, updateRequiresContent: false, visibilityField: "visibility", cursorField: "page_token", discoveryEmptyScopeSpans: true },
+  cli: { searchK: 20, discoveryK: 20, listLimitCursor: 20, alwaysCursor: false, updateRequiresContent: false, visibilityField: "visibility", cursorField: "page_token", discoveryEmptyScopeSpans: true },
+  mcp: { searchK: 8, discoveryK: 8, listLimitCursor: 20, alwaysCursor: true, updateRequiresContent: true, visibilityField: "shared", cursorField: "cursor", discoveryEmptyScopeSpans: false },
 };
 
 function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number, allowZero = false): number {

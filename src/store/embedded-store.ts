@@ -5,10 +5,11 @@ import type { MemoryRecord, ScoredRecord } from "../core/record.js";
 import type { Subject } from "../core/subject.js";
 import { decodeRecord, encodeRecord } from "./codec.js";
 import { lexicalTokens } from "./lexical.js";
-import { matches, readable, type RecordAttrs } from "./record-filter.js";
+import { citationKey, matches, readable, type RecordAttrs } from "./record-filter.js";
 import { SCHEMA_SQL } from "./sqlite-schema.js";
 import type { ListPage, RecordQuery, ResolveResult, SchemaHistogram, Store } from "./store.js";
 import { isUuid } from "./uuid.js";
+import { TargetsGoneError, TargetsSupersededError } from "./store-errors.js";
 import { VectorIndex } from "./vector-index.js";
 
 type Row = {
@@ -25,10 +26,11 @@ type Row = {
   superseded_by: string | null;
   archived_at: string | null;
   tags: string | null;
+  citations: string | null;
 };
 
 const ATTR_COLUMNS = `rid, id, owner, scope, visibility, category, kind, created_at, not_before, not_after,
-  superseded_by, archived_at, json_extract(payload, '$.tags') AS tags`;
+  superseded_by, archived_at, json_extract(payload, '$.tags') AS tags, json_extract(payload, '$.citations') AS citations`;
 
 export type EmbeddedStoreOptions = {
   /** Directory holding engram.db; created when missing. ":memory:" keeps everything in RAM. */
@@ -129,6 +131,9 @@ export class EmbeddedStore implements Store {
       superseded: !!row.superseded_by,
       archived: !!row.archived_at,
       tags: row.tags ? (JSON.parse(row.tags) as string[]) : [],
+      citationKeys: row.citations
+        ? (JSON.parse(row.citations) as { kind: string; ref: string }[]).map((c) => citationKey(c.kind, c.ref))
+        : [],
     };
     this.attrs.set(a.rid, a);
     this.ridById.set(a.id, a.rid);
@@ -239,6 +244,30 @@ export class EmbeddedStore implements Store {
     }
   }
 
+  async supersede(record: MemoryRecord, vector: Float32Array, targetIds: readonly string[], subject: Subject): Promise<void> {
+    const run = this.db.transaction(() => {
+      const targets = targetIds.map((id) => {
+        const row = this.db.prepare("SELECT owner, payload FROM records WHERE id = ?").get(id) as
+          | { owner: string | null; payload: string }
+          | undefined;
+        const ownedBy = subject.anonymous ? "" : subject.owner;
+        if (!row || row.owner === null || row.owner !== ownedBy) throw new TargetsGoneError("target gone");
+        return decodeRecord(row.payload);
+      });
+      const taken = targets.filter((t) => t.superseded_by).map((t) => t.id);
+      if (taken.length > 0) throw new TargetsSupersededError(taken);
+      this.writeRecord(record, vector);
+      for (const t of targets) this.writeRecord({ ...t, superseded_by: record.id });
+    });
+    try {
+      // IMMEDIATE takes the write lock before the re-check, so a second
+      // process cannot slip a supersede of the same head in between.
+      run.immediate();
+    } finally {
+      this.afterWrite();
+    }
+  }
+
   async delete(id: string): Promise<boolean> {
     const info = this.db.prepare("DELETE FROM records WHERE id = ?").run(id);
     this.afterWrite();
@@ -326,6 +355,12 @@ export class EmbeddedStore implements Store {
       if (record) out.push({ record, score });
     }
     return out;
+  }
+
+  async tagCounts(query: RecordQuery): Promise<Map<string, number>> {
+    const counts = new Map<string, number>();
+    for (const a of this.candidates(query)) for (const t of new Set(a.tags)) counts.set(t, (counts.get(t) ?? 0) + 1);
+    return counts;
   }
 
   async listScopes(subject: Subject): Promise<{ scopes: { scope: string; count: number }[]; approximate: boolean }> {

@@ -9,10 +9,14 @@
 /** A search result: the record key and its cosine similarity to the query. */
 export type VectorHit = { key: number; score: number };
 
-/** Dot product of `q` with the `dim`-long row of `slab` that starts at `offset`. */
-export function dotAt(slab: Float32Array, offset: number, q: Float32Array, dim: number): number {
-  // Four independent accumulators let V8 overlap the multiply-adds instead of
-  // serialising on a single running sum; it roughly halves the scan time.
+/**
+ * Dot product of `q` with the `dim`-long row of `slab` that starts at `offset`.
+ * The query is float64 because V8 then widens only one operand per term,
+ * which measurably speeds up the scan; stored rows stay float32 for memory.
+ */
+export function dotAt(slab: Float32Array, offset: number, q: Float64Array, dim: number): number {
+  // Independent accumulators let V8 overlap the multiply-adds instead of
+  // serialising on one running sum.
   let s0 = 0;
   let s1 = 0;
   let s2 = 0;
@@ -136,7 +140,7 @@ export class TopK {
 export function scanSlots(
   slab: Float32Array,
   dim: number,
-  q: Float32Array,
+  q: Float64Array,
   slots: Int32Array,
   count: number,
   keyOf: Float64Array,
@@ -161,7 +165,7 @@ export function scanSlots(
 export function scanAll(
   slab: Float32Array,
   dim: number,
-  q: Float32Array,
+  q: Float64Array,
   highWater: number,
   keyOf: Float64Array,
   k: number,

@@ -15,7 +15,13 @@ export type RecordAttrs = {
   superseded: boolean;
   archived: boolean;
   tags: readonly string[];
+  /** `kind\u0000ref` of every citation, for citation-edge lookups. */
+  citationKeys: readonly string[];
 };
+
+export function citationKey(kind: string, ref: string): string {
+  return `${kind}\u0000${ref}`;
+}
 
 /**
  * Read authorization: owner match or shared for an authenticated caller;
@@ -49,6 +55,9 @@ export function matches(a: RecordAttrs, q: RecordQuery): boolean {
   if (q.visibility === "shared" && a.visibility !== "shared") return false;
   if (q.visibility === "private" && a.visibility === "shared") return false;
   if (q.kind && a.kind !== q.kind) return false;
+  if (q.citation !== undefined && !a.citationKeys.includes(q.citation)) return false;
+  if (q.excludeIds !== undefined && q.excludeIds.includes(a.id)) return false;
+  if (q.ids !== undefined && !q.ids.includes(a.id)) return false;
   if (q.createdAfter !== undefined && a.createdAt < q.createdAfter) return false;
   if (q.createdBefore !== undefined && a.createdAt >= q.createdBefore) return false;
   if (q.gate) {

@@ -23,6 +23,11 @@ export type RecordQuery = {
   tags?: readonly string[];
   visibility?: "private" | "shared";
   kind?: string;
+  /** Records citing this `kind\u0000ref` pair (see citationKey). */
+  citation?: string;
+  excludeIds?: readonly string[];
+  /** Only these record ids. */
+  ids?: readonly string[];
   /** Only the caller's own records (no shared grant). */
   ownerOnly?: boolean;
   createdAfter?: string;
@@ -70,6 +75,12 @@ export interface Store {
   put(record: MemoryRecord, vector: Float32Array): Promise<void>;
   /** Replace a record's payload, keeping its vector unless one is given. */
   replace(record: MemoryRecord, vector?: Float32Array): Promise<void>;
+  /**
+   * Writes `record` and back-stamps superseded_by on every target in one
+   * atomic step, re-checking ownership and live-head state under the lock.
+   * Throws TargetsGoneError or TargetsSupersededError and writes nothing.
+   */
+  supersede(record: MemoryRecord, vector: Float32Array, targetIds: readonly string[], subject: Subject): Promise<void>;
   delete(id: string): Promise<boolean>;
   /** Deletes the subject's own records in one scope; returns how many. */
   deleteOwnedInScope(scope: string, subject: Subject): Promise<number>;
@@ -78,6 +89,8 @@ export interface Store {
   count(query: RecordQuery): Promise<number>;
   /** Hybrid recall candidates: vector neighbours plus lexical matches, all passing the query's filter. */
   search(query: RecordQuery, vector: Float32Array, text: string, candidates: number): Promise<ScoredRecord[]>;
+  /** Each tag counted once per matching record. */
+  tagCounts(query: RecordQuery): Promise<Map<string, number>>;
   listScopes(subject: Subject): Promise<{ scopes: { scope: string; count: number }[]; approximate: boolean }>;
   vectorOf(id: string): Promise<Float32Array | undefined>;
 

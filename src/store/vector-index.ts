@@ -87,7 +87,7 @@ const DEFAULTS: Resolved = {
 const GRAPH_SEED = 100;
 const INITIAL_SLOTS = 1024;
 // Evenly spaced probes used to guess how selective an `allow` callback is.
-const SELECTIVITY_PROBES = 128;
+const SELECTIVITY_PROBES = 256;
 
 const MANIFEST = "manifest.json";
 const FORMAT = "engram-vector-index";
@@ -150,7 +150,7 @@ export class VectorIndex {
   }
 
   /** Inserts `key` or replaces its vector. The vector is normalised; it must be non-zero and finite. */
-  upsert(key: number, vector: Float32Array | readonly number[]): void {
+  upsert(key: number, vector: ArrayLike<number>): void {
     checkKey(key);
     const unit = this.#normalise(vector, "vector");
     const dim = this.#dim;
@@ -193,7 +193,7 @@ export class VectorIndex {
    * small; approximate (HNSW) otherwise. Never returns fewer than
    * min(k, admitted records): a short graph answer is redone exactly.
    */
-  search(query: Float32Array | readonly number[], k: number, filter: VectorFilter = {}): VectorHit[] {
+  search(query: ArrayLike<number>, k: number, filter: VectorFilter = {}): VectorHit[] {
     if (!Number.isInteger(k) || k < 0) throw new RangeError(`k must be a non-negative integer, got ${k}`);
     const q = this.#normalise(query, "query");
     if (k === 0 || this.size === 0) return [];
@@ -324,7 +324,7 @@ export class VectorIndex {
   }
 
   #searchCandidates(
-    q: Float32Array,
+    q: Float64Array,
     k: number,
     candidates: Iterable<number>,
     allow: ((key: number) => boolean) | undefined,
@@ -356,7 +356,7 @@ export class VectorIndex {
     return scanSlots(this.#slab, this.#dim, q, slots, count, this.#slotKey, k, allow);
   }
 
-  #searchAllowed(q: Float32Array, k: number, allow: (key: number) => boolean): VectorHit[] {
+  #searchAllowed(q: Float64Array, k: number, allow: (key: number) => boolean): VectorHit[] {
     const slotKey = this.#slotKey;
     // Probe a spread of live records: a callback that admits most of them is
     // cheapest to hand straight to the graph walk, which consults it only
@@ -372,14 +372,14 @@ export class VectorIndex {
       if (allow(key)) admitted++;
     }
     const estimate = seen === 0 ? this.size : (admitted / seen) * this.size;
-    if (estimate > 2 * this.#opts.exactBudget) {
+    if (estimate > this.#opts.exactBudget) {
       const hits = this.#graphSearch(q, k, (slot) => allow(slotKey[slot]!));
       return hits ?? scanAll(this.#slab, this.#dim, q, this.#highWater, slotKey, k, allow);
     }
 
-    // Selective, or too close to call: ask the callback about every record
-    // once (plain JS, far cheaper than a dot product each), then choose with
-    // the exact count in hand.
+    // Probably selective: ask the callback about every record once (plain
+    // JS, far cheaper than a dot product each) and choose with the exact
+    // count in hand, since a sample this small can be off by thousands.
     const marks = new Uint8Array(this.#highWater);
     const slots = new Int32Array(this.size);
     let count = 0;
@@ -400,7 +400,7 @@ export class VectorIndex {
    * HNSW k-NN, rescored exactly from the slab. Returns undefined when the
    * graph produced fewer than k hits so the caller can fall back to a scan.
    */
-  #graphSearch(q: Float32Array, k: number, accept?: (slot: number) => boolean): VectorHit[] | undefined {
+  #graphSearch(q: Float64Array, k: number, accept?: (slot: number) => boolean): VectorHit[] | undefined {
     const graph = this.#graph!;
     const ef = Math.max(this.#opts.efSearch, k);
     if (ef !== this.#ef) {
@@ -506,7 +506,7 @@ export class VectorIndex {
     return true;
   }
 
-  #normalise(vector: Float32Array | readonly number[], what: string): Float32Array {
+  #normalise(vector: ArrayLike<number>, what: string): Float64Array {
     if (vector.length !== this.#dim) {
       throw new RangeError(`${what} has ${vector.length} dimensions, index has ${this.#dim}`);
     }
@@ -514,7 +514,7 @@ export class VectorIndex {
     for (let i = 0; i < this.#dim; i++) norm += vector[i]! * vector[i]!;
     norm = Math.sqrt(norm);
     if (!Number.isFinite(norm) || norm === 0) throw new RangeError(`${what} must be finite and non-zero`);
-    const out = new Float32Array(this.#dim);
+    const out = new Float64Array(this.#dim);
     for (let i = 0; i < this.#dim; i++) out[i] = vector[i]! / norm;
     return out;
   }
@@ -535,8 +535,8 @@ function checkKey(key: number): void {
   if (!Number.isSafeInteger(key) || key < 0) throw new RangeError(`vector key must be a non-negative integer, got ${key}`);
 }
 
-function sameRow(slab: Float32Array, offset: number, row: Float32Array): boolean {
-  for (let i = 0; i < row.length; i++) if (slab[offset + i] !== row[i]) return false;
+function sameRow(slab: Float32Array, offset: number, row: Float64Array): boolean {
+  for (let i = 0; i < row.length; i++) if (slab[offset + i] !== Math.fround(row[i]!)) return false;
   return true;
 }
 

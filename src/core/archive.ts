@@ -1,0 +1,50 @@
+import type { BatchArgs } from "./args.js";
+import { checkBatchIds } from "./batch-shape.js";
+import type { CoreDeps } from "./deps.js";
+import type { Subject } from "./subject.js";
+
+export type ArchiveOutcome = "archived" | "already_archived" | "restored" | "not_archived" | "not_found";
+export type ArchiveRow = { requested: string; id: string; outcome: ArchiveOutcome };
+
+/**
+ * One outcome per id, in order, duplicates reported per occurrence. There
+ * is no cross-record atomicity: each flip is idempotent and reversible.
+ * A not_found row carries no id, whatever the reason.
+ */
+async function flip(deps: CoreDeps, subject: Subject, a: BatchArgs, archive: boolean): Promise<ArchiveRow[]> {
+  const ids = checkBatchIds(a.ids, deps.limits);
+  const rows: ArchiveRow[] = [];
+  for (const requested of ids) {
+    const r = await deps.store.resolve(requested);
+    const rec = r.kind === "id" ? await deps.store.getOwned(r.id, subject) : undefined;
+    if (!rec) {
+      rows.push({ requested, id: "", outcome: "not_found" });
+      continue;
+    }
+    if (archive) {
+      if (rec.archived_at) rows.push({ requested, id: rec.id, outcome: "already_archived" });
+      else {
+        await deps.store.replace({ ...rec, archived_at: deps.now().toISOString() });
+        rows.push({ requested, id: rec.id, outcome: "archived" });
+      }
+    } else if (!rec.archived_at) {
+      rows.push({ requested, id: rec.id, outcome: "not_archived" });
+    } else {
+      const next = { ...rec };
+      delete next.archived_at;
+      await deps.store.replace(next);
+      rows.push({ requested, id: rec.id, outcome: "restored" });
+    }
+  }
+  return rows;
+}
+
+export const archiveMemory = (deps: CoreDeps, s: Subject, a: BatchArgs) => flip(deps, s, a, true);
+export const restoreMemory = (deps: CoreDeps, s: Subject, a: BatchArgs) => flip(deps, s, a, false);
+
+/** "archived 2, not_found 1": a count per outcome, in first-seen order. */
+export function outcomeSummary(rows: readonly ArchiveRow[]): string {
+  const counts = new Map<string, number>();
+  for (const r of rows) counts.set(r.outcome, (counts.get(r.outcome) ?? 0) + 1);
+  return [...counts].map(([o, n]) => `${o} ${n}`).join(", ");
+}

@@ -1,0 +1,30 @@
+import type { SearchDiscoveriesArgs } from "./args.js";
+import { coverage, type Coverage } from "./coverage.js";
+import { nowSeconds, type CoreDeps } from "./deps.js";
+import { LANE_POLICY, type Lane } from "./limits.js";
+import { candidateK, rerank } from "./rerank.js";
+import { checkDiscoveryKind, DISCOVERY_PREFIX } from "./store-discovery.js";
+import type { Subject } from "./subject.js";
+import { checkCount, effectiveScope, requireString } from "./validate.js";
+import { fullView, type MemoryView } from "./view.js";
+import { enforceBudget } from "./budget.js";
+import { GATE_ON } from "../store/store.js";
+
+export type SearchDiscoveriesResult = { discoveries: MemoryView[]; coverage?: Coverage };
+
+/** Discovery recall always returns full records: the citations are the point. */
+export async function searchDiscoveries(deps: CoreDeps, subject: Subject, a: SearchDiscoveriesArgs, lane: Lane): Promise<SearchDiscoveriesResult> {
+  const policy = LANE_POLICY[lane];
+  const query = requireString("query", a.query);
+  const k = checkCount("k", a.k, deps.limits) || policy.discoveryK;
+  const crossSpine = a.cross_spine || (policy.discoveryEmptyScopeSpans && (a.scope ?? "") === "");
+  const scope = effectiveScope({ scope: a.scope, cross_spine: crossSpine });
+  checkDiscoveryKind(a.kind, false);
+  const q = { subject, scope, scopePrefix: DISCOVERY_PREFIX, categories: ["discovery"], kind: a.kind || undefined, gate: GATE_ON, now: nowSeconds(deps) };
+  const vector = await deps.embedder.embedQuery(query);
+  const hits = rerank(query, await deps.store.search(q, vector, query, candidateK(k)), k);
+  const result: SearchDiscoveriesResult = { discoveries: hits.map((h) => fullView(h.record, h.score)) };
+  if (scope === undefined) result.coverage = await coverage(deps, subject, DISCOVERY_PREFIX);
+  enforceBudget(deps, result);
+  return result;
+}
