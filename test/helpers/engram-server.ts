@@ -9,6 +9,7 @@ import { FakeEmbedder } from "../../src/embed/index.js";
 import { EngramService } from "../../src/gen/engram/v1/engram_pb.js";
 import { EmbeddedStore } from "../../src/store/embedded-store.js";
 import { captureLog } from "./capture-log.js";
+import type { Core } from "../../src/core/index.js";
 
 export type TestServer = {
   url: string;
@@ -16,6 +17,7 @@ export type TestServer = {
   log: ReturnType<typeof captureLog>;
   embedder: Embedder;
   store: EmbeddedStore;
+  core: Core;
   client(token?: string): Client<typeof EngramService>;
   close(): Promise<void>;
 };
@@ -40,6 +42,7 @@ export async function startTestServer(opts: { env?: Record<string, string>; embe
     log,
     embedder,
     store,
+    core: running.engram.core,
     client(token?: string) {
       return createClient(
         EngramService,
@@ -62,4 +65,9 @@ export async function startTestServer(opts: { env?: Record<string, string>; embe
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Every record's stored payload, for "nothing changed" assertions. */
+export function snapshot(store: EmbeddedStore): string {
+  return JSON.stringify(store.database.prepare("SELECT id, payload FROM records ORDER BY id").all());
 }

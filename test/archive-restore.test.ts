@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ArchiveOutcome } from "../src/gen/engram/v1/engram_pb.js";
+import { startTestServer, type TestServer } from "./helpers/engram-server.js";
+
+const rec = (content: string) => ({ content, scope: "repo:arc", source: "user-said", category: "decision" });
+const rows = (r: { results: { requested: string; id: string; outcome: ArchiveOutcome }[] }) =>
+  r.results.map((x) => [x.requested, x.id, ArchiveOutcome[x.outcome]]);
+
+describe("archive then restore a mixed batch", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ env: { ENGRAM_AUTH_TOKENS: "alice=tok-a,bob=tok-b" } });
+  });
+  afterAll(async () => server.close());
+
+  it("answers one outcome per id, in order, duplicates per occurrence, not_found rows without an id", async () => {
+    const alice = server.client("tok-a");
+    const bob = server.client("tok-b");
+    const own = await alice.storeMemory(rec("own"));
+    const done = await alice.storeMemory(rec("already archived"));
+    await alice.archiveMemory({ ids: [done.id] });
+    const foreign = await bob.storeMemory(rec("bob's"));
+    const missing = "0000000000";
+
+    const batch = [own.shortId, foreign.shortId, missing, own.id, done.shortId];
+    const archived = await alice.archiveMemory({ ids: batch });
+    expect(rows(archived)).toEqual([
+      [own.shortId, own.id, "ARCHIVED"],
+      [foreign.shortId, "", "NOT_FOUND"],
+      [missing, "", "NOT_FOUND"],
+      [own.id, own.id, "ALREADY_ARCHIVED"],
+      [done.shortId, done.id, "ALREADY_ARCHIVED"],
+    ]);
+    // Archived records leave recall but stay fetchable by id; bob's is untouched.
+    expect((await alice.listMemories({ scope: "repo:arc" })).memories.map((m) => m.id)).toEqual([]);
+    expect((await alice.getMemory({ id: own.id })).memory!.archivedAt).toBeDefined();
+    expect((await bob.getMemory({ id: foreign.id })).memory!.archivedAt).toBeUndefined();
+
+    const restored = await alice.restoreMemory({ ids: batch });
+    expect(rows(restored)).toEqual([
+      [own.shortId, own.id, "RESTORED"],
+      [foreign.shortId, "", "NOT_FOUND"],
+      [missing, "", "NOT_FOUND"],
+      [own.id, own.id, "NOT_ARCHIVED"],
+      [done.shortId, done.id, "RESTORED"],
+    ]);
+    const back = (await alice.listMemories({ scope: "repo:arc" })).memories.map((m) => m.id).sort();
+    expect(back).toEqual([own.id, done.id].sort());
+  });
+
+  it("include_archived relaxes only the archive condition and the hidden count says what the gate hid", async () => {
+    const alice = server.client("tok-a");
+    const a = await alice.storeMemory({ ...rec("to hide"), scope: "repo:gate" });
+    await alice.storeMemory({ ...rec("visible"), scope: "repo:gate" });
+    await alice.archiveMemory({ ids: [a.id] });
+    const gated = await alice.listMemories({ scope: "repo:gate" });
+    expect(gated.memories).toHaveLength(1);
+    expect(gated.recallGateHidden).toMatchObject({ total: 1n, archived: 1n, superseded: 0n, expired: 0n, scheduled: 0n });
+    const all = await alice.listMemories({ scope: "repo:gate", includeArchived: true });
+    expect(all.memories).toHaveLength(2);
+    expect(all.recallGateHidden?.total).toBe(0n);
+  });
+});
