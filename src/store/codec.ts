@@ -1,5 +1,6 @@
 import type { MemoryRecord } from "../core/record.js";
 import { CURRENT_SCHEMA_VERSION } from "./schema-version.js";
+import { deriveCurrentKeys } from "./migrations/registry.js";
 
 /** Columns the embedded store indexes, derived from the payload on every write. */
 export type IndexedColumns = {
@@ -24,7 +25,10 @@ export type IndexedColumns = {
  * current schema version; only the migration runner names another one.
  */
 export function encodeRecord(record: MemoryRecord, version: number | null = CURRENT_SCHEMA_VERSION): IndexedColumns {
-  const stamped: MemoryRecord = { ...record };
+  // At the current version the codec derives what the newest step would
+  // add, so ordinary writes never create work for the sweep. A migration
+  // writing an older version passes the payload it computed, untouched.
+  const stamped = (version === CURRENT_SCHEMA_VERSION ? deriveCurrentKeys({ ...record }) : { ...record }) as MemoryRecord;
   if (version === null) delete stamped.schema_version;
   else stamped.schema_version = version;
   return {

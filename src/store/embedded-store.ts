@@ -10,6 +10,8 @@ import { SCHEMA_SQL } from "./sqlite-schema.js";
 import type { ListPage, RecordQuery, ResolveResult, SchemaHistogram, Store } from "./store.js";
 import { isUuid } from "./uuid.js";
 import { TargetsGoneError, TargetsSupersededError } from "./store-errors.js";
+import type { MigrationStore, VersionedRow, WriteOutcome } from "./migrations/migration-store.js";
+import type { Payload } from "./migrations/step.js";
 import { VectorIndex } from "./vector-index.js";
 
 type Row = {
@@ -45,7 +47,7 @@ export type EmbeddedStoreOptions = {
  * triggers. A change log written by triggers lets every process that has the
  * file open (server, CLI operator verbs, migrations) catch up cheaply.
  */
-export class EmbeddedStore implements Store {
+export class EmbeddedStore implements Store, MigrationStore {
   readonly kind = "embedded" as const;
   private readonly db: Database.Database;
   private readonly attrs = new Map<number, RecordAttrs>();
@@ -98,21 +100,26 @@ export class EmbeddedStore implements Store {
     const dv = this.db.pragma("data_version", { simple: true }) as number;
     if (!force && dv === this.dataVersion) return;
     this.dataVersion = dv;
-    const changes = this.db.prepare("SELECT seq, rid FROM change_log WHERE seq > ? ORDER BY seq").all(this.lastSeq) as {
+    const changes = this.db.prepare("SELECT seq, rid, vec FROM change_log WHERE seq > ? ORDER BY seq").all(this.lastSeq) as {
       seq: number;
       rid: number;
+      vec: number;
     }[];
     if (changes.length === 0) return;
-    const rids = new Set(changes.map((c) => c.rid));
+    const vecChanged = new Map<number, boolean>();
+    for (const c of changes) vecChanged.set(c.rid, (vecChanged.get(c.rid) ?? false) || c.vec !== 0);
     this.lastSeq = changes[changes.length - 1]!.seq;
-    const get = this.db.prepare(`SELECT ${ATTR_COLUMNS}, vector FROM records WHERE rid = ?`);
-    for (const rid of rids) {
-      const row = get.get(rid) as (Row & { vector: Buffer | null }) | undefined;
-      this.dropRid(rid);
-      if (row) {
-        this.applyRow(row);
-        if (row.vector) this.index.upsert(rid, toFloat32(row.vector));
+    const withVector = this.db.prepare(`SELECT ${ATTR_COLUMNS}, vector FROM records WHERE rid = ?`);
+    const attrsOnly = this.db.prepare(`SELECT ${ATTR_COLUMNS} FROM records WHERE rid = ?`);
+    for (const [rid, vec] of vecChanged) {
+      const row = (vec ? withVector : attrsOnly).get(rid) as (Row & { vector?: Buffer | null }) | undefined;
+      this.dropAttrs(rid);
+      if (!row) {
+        if (this.index.has(rid)) this.index.remove(rid);
+        continue;
       }
+      this.applyRow(row);
+      if (vec && row.vector) this.index.upsert(rid, toFloat32(row.vector));
     }
   }
 
@@ -142,7 +149,7 @@ export class EmbeddedStore implements Store {
     set.add(a.rid);
   }
 
-  private dropRid(rid: number): void {
+  private dropAttrs(rid: number): void {
     const a = this.attrs.get(rid);
     if (!a) return;
     this.attrs.delete(rid);
@@ -150,7 +157,6 @@ export class EmbeddedStore implements Store {
     const set = this.ridsByScope.get(a.scope);
     set?.delete(rid);
     if (set && set.size === 0) this.ridsByScope.delete(a.scope);
-    if (this.index.has(rid)) this.index.remove(rid);
   }
 
   private afterWrite(): void {
@@ -215,24 +221,31 @@ export class EmbeddedStore implements Store {
     this.afterWrite();
   }
 
-  /** Synchronous write used inside transactions; the codec stamps the version. */
-  writeRecord(record: MemoryRecord, vector?: Float32Array, version?: number | null): void {
+  /**
+   * The one place a record row is written; the codec stamps the version.
+   * "update" never inserts, so a migration cannot resurrect a record deleted
+   * while it ran; it reports whether a row was there.
+   */
+  writeRecord(record: MemoryRecord, vector?: Float32Array, version?: number | null, mode: "upsert" | "update" = "upsert"): boolean {
     const c = version === undefined ? encodeRecord(record) : encodeRecord(record, version);
     const blob = vector ? Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength) : undefined;
+    const set = `short_id = @short_id, owner = @owner, scope = @scope, visibility = @visibility, category = @category,
+      kind = @kind, created_at = @created_at, not_before = @not_before, not_after = @not_after,
+      superseded_by = @superseded_by, archived_at = @archived_at, schema_version = @schema_version, payload = @payload`;
+    if (mode === "update") {
+      return this.db.prepare(`UPDATE records SET ${set}, vector = coalesce(@vector, vector) WHERE id = @id`).run({ ...c, vector: blob ?? null }).changes > 0;
+    }
     this.db
       .prepare(
         `INSERT INTO records (id, short_id, owner, scope, visibility, category, kind, created_at, not_before, not_after,
            superseded_by, archived_at, schema_version, payload, vector)
          VALUES (@id, @short_id, @owner, @scope, @visibility, @category, @kind, @created_at, @not_before, @not_after,
            @superseded_by, @archived_at, @schema_version, @payload, @vector)
-         ON CONFLICT(id) DO UPDATE SET short_id = excluded.short_id, owner = excluded.owner, scope = excluded.scope,
-           visibility = excluded.visibility, category = excluded.category, kind = excluded.kind,
-           created_at = excluded.created_at, not_before = excluded.not_before, not_after = excluded.not_after,
-           superseded_by = excluded.superseded_by, archived_at = excluded.archived_at,
-           schema_version = excluded.schema_version, payload = excluded.payload,
+         ON CONFLICT(id) DO UPDATE SET ${set.replace(/@(\w+)/g, "excluded.$1")},
            vector = coalesce(excluded.vector, records.vector)`,
       )
       .run({ ...c, vector: blob ?? null });
+    return true;
   }
 
   /** Runs fn in one SQLite transaction and refreshes the mirror afterwards. */
@@ -386,6 +399,73 @@ export class EmbeddedStore implements Store {
       else versions.set(r.v, r.n);
     }
     return { versions, absent, total };
+  }
+
+  // ---- migration engine ----------------------------------------------------
+
+  private static readonly BELOW = "(schema_version IS NULL OR schema_version < ?)";
+
+  pinBelow(target: number): number {
+    this.db.exec("CREATE TEMP TABLE IF NOT EXISTS migrate_pin (id TEXT PRIMARY KEY); DELETE FROM temp.migrate_pin;");
+    return this.db.prepare(`INSERT INTO temp.migrate_pin (id) SELECT id FROM records WHERE ${EmbeddedStore.BELOW}`).run(target).changes;
+  }
+
+  countBelow(target: number, pinnedOnly: boolean): number {
+    const pin = pinnedOnly ? " AND id IN (SELECT id FROM temp.migrate_pin)" : "";
+    return (this.db.prepare(`SELECT count(*) AS n FROM records WHERE ${EmbeddedStore.BELOW}${pin}`).get(target) as { n: number }).n;
+  }
+
+  batchBelow(target: number, limit: number, pinnedOnly: boolean): VersionedRow[] {
+    const pin = pinnedOnly ? " AND id IN (SELECT id FROM temp.migrate_pin)" : "";
+    return this.versionedRows(`SELECT id, schema_version, payload FROM records WHERE ${EmbeddedStore.BELOW}${pin} ORDER BY rid LIMIT ?`, target, limit);
+  }
+
+  pinnedPage(target: number, after: string, limit: number): VersionedRow[] {
+    return (
+      this.db
+        .prepare(
+          `SELECT id, schema_version, payload FROM records WHERE ${EmbeddedStore.BELOW} AND id IN (SELECT id FROM temp.migrate_pin) AND id > ? ORDER BY id LIMIT ?`,
+        )
+        .all(target, after, limit) as { id: string; schema_version: number | null; payload: string }[]
+    ).map((r) => ({ id: r.id, version: r.schema_version ?? 0, payload: JSON.parse(r.payload) as Payload }));
+  }
+
+  countAbove(version: number): number {
+    return (this.db.prepare("SELECT count(*) AS n FROM records WHERE schema_version > ?").get(version) as { n: number }).n;
+  }
+
+  batchAbove(version: number, limit: number): VersionedRow[] {
+    return this.versionedRows("SELECT id, schema_version, payload FROM records WHERE schema_version > ? ORDER BY rid LIMIT ?", version, limit);
+  }
+
+  versionHistogramAbove(version: number): Map<number, number> {
+    const rows = this.db
+      .prepare("SELECT schema_version AS v, count(*) AS n FROM records WHERE schema_version > ? GROUP BY schema_version")
+      .all(version) as { v: number; n: number }[];
+    return new Map(rows.map((r) => [r.v, r.n]));
+  }
+
+  writeAtVersion(rows: readonly { id: string; payload: Payload }[], version: number): WriteOutcome[] {
+    const results: WriteOutcome[] = [];
+    this.db.transaction(() => {
+      for (const r of rows) {
+        try {
+          results.push(this.writeRecord(r.payload as unknown as MemoryRecord, undefined, version, "update") ? "ok" : "gone");
+        } catch (err) {
+          results.push(err as Error);
+        }
+      }
+    })();
+    this.afterWrite();
+    return results;
+  }
+
+  private versionedRows(sql: string, ...params: number[]): VersionedRow[] {
+    return (this.db.prepare(sql).all(...params) as { id: string; schema_version: number | null; payload: string }[]).map((r) => ({
+      id: r.id,
+      version: r.schema_version ?? 0,
+      payload: JSON.parse(r.payload) as Payload,
+    }));
   }
 
   async getMeta(key: string): Promise<string | undefined> {

@@ -27,7 +27,9 @@ CREATE INDEX IF NOT EXISTS records_schema_version ON records (schema_version);
 
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 
-CREATE TABLE IF NOT EXISTS change_log (seq INTEGER PRIMARY KEY AUTOINCREMENT, rid INTEGER NOT NULL);
+-- vec says whether the vector changed, so a payload-only write (a migration,
+-- an archive flip) never re-inserts a vector into the index.
+CREATE TABLE IF NOT EXISTS change_log (seq INTEGER PRIMARY KEY AUTOINCREMENT, rid INTEGER NOT NULL, vec INTEGER NOT NULL DEFAULT 1);
 
 CREATE VIRTUAL TABLE IF NOT EXISTS records_fts USING fts5(body, tokenize = 'porter unicode61');
 
@@ -38,7 +40,11 @@ CREATE TRIGGER IF NOT EXISTS records_ai AFTER INSERT ON records BEGIN
     coalesce((SELECT group_concat(value, ' ') FROM json_each(new.payload, '$.tags')), ''));
 END;
 CREATE TRIGGER IF NOT EXISTS records_au AFTER UPDATE ON records BEGIN
-  INSERT INTO change_log (rid) VALUES (new.rid);
+  INSERT INTO change_log (rid, vec) VALUES (new.rid, old.vector IS NOT new.vector);
+END;
+CREATE TRIGGER IF NOT EXISTS records_au_fts AFTER UPDATE ON records
+WHEN json_extract(old.payload, '$.content') IS NOT json_extract(new.payload, '$.content')
+  OR json_extract(old.payload, '$.tags') IS NOT json_extract(new.payload, '$.tags') BEGIN
   DELETE FROM records_fts WHERE rowid = old.rid;
   INSERT INTO records_fts (rowid, body) VALUES (new.rid,
     coalesce(json_extract(new.payload, '$.content'), '') || ' ' ||

@@ -1,0 +1,34 @@
+import type { MigrationStep, Payload } from "./step.js";
+
+export class AdditivityError extends Error {
+  override readonly name = "AdditivityError";
+}
+
+/**
+ * A forward step may only add its declared keys: nothing removed, nothing
+ * rewritten, nothing undeclared. Checked before any write.
+ */
+export function checkAdditive(step: MigrationStep, before: Payload, after: Payload): void {
+  for (const k of Object.keys(before)) {
+    if (!(k in after)) throw new AdditivityError(`step ${step.from}->${step.to} removed key ${k}`);
+    // A declared key that holds nothing yet (absent, null, "") may be filled.
+    const fillable = step.addedKeys.includes(k) && (before[k] === null || before[k] === "");
+    if (!fillable && JSON.stringify(before[k]) !== JSON.stringify(after[k])) {
+      throw new AdditivityError(`step ${step.from}->${step.to} rewrote key ${k}`);
+    }
+  }
+  for (const k of Object.keys(after)) {
+    if (!(k in before) && !step.addedKeys.includes(k)) throw new AdditivityError(`step ${step.from}->${step.to} added undeclared key ${k}`);
+  }
+}
+
+/** The mirror check for an inverse: it may only remove what its step added. */
+export function checkSubtractive(step: MigrationStep, before: Payload, after: Payload): void {
+  for (const k of Object.keys(after)) {
+    if (!(k in before)) throw new AdditivityError(`inverse of ${step.from}->${step.to} added key ${k}`);
+    if (JSON.stringify(before[k]) !== JSON.stringify(after[k])) throw new AdditivityError(`inverse of ${step.from}->${step.to} rewrote key ${k}`);
+  }
+  for (const k of Object.keys(before)) {
+    if (!(k in after) && !step.addedKeys.includes(k)) throw new AdditivityError(`inverse of ${step.from}->${step.to} removed undeclared key ${k}`);
+  }
+}

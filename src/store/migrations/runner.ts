@@ -1,0 +1,250 @@
+import { AdditivityError, checkAdditive, checkSubtractive } from "./additivity.js";
+import type { MigrationStore, VersionedRow } from "./migration-store.js";
+import { refusalError, reversible, type RevertPlan } from "./refusal.js";
+import { STEPS, stepsFrom } from "./registry.js";
+import type { MigrationStep, Payload } from "./step.js";
+
+export const DEFAULT_BATCH = 256;
+
+export type Progress = { phase: "migrate" | "revert"; pass: number; done: number; backlog: number };
+
+export type MigrateReport = {
+  target: number;
+  dry_run: boolean;
+  would_migrate: number;
+  migrated: number;
+  failed: number;
+  passes: number;
+  backlog: number;
+  spared: number;
+  appeared: number;
+};
+
+export type RevertReport = {
+  to: number;
+  applied: boolean;
+  reversible: boolean;
+  candidates: number;
+  reverted: number;
+  failed: number;
+  passes: number;
+  backlog: number;
+  refusal?: string;
+};
+
+export class MigrationStalledError extends Error {
+  override readonly name = "MigrationStalledError";
+}
+
+/** A refusal with the counters of whatever already happened (all zero at preflight). */
+export class RevertRefusedError extends Error {
+  override readonly name = "RevertRefusedError";
+  constructor(
+    readonly report: RevertReport,
+    readonly envelope: string,
+    readonly partial: boolean,
+  ) {
+    super(envelope);
+  }
+}
+
+/** Applies the chain to one row, refusing (throwing) on any undeclared effect. */
+function forward(row: VersionedRow, target: number, steps: readonly MigrationStep[]): Payload {
+  const chain = stepsFrom(steps, row.version, target);
+  if (!chain) throw new AdditivityError(`no step chain from version ${row.version} to ${target}`);
+  let p = strip(row);
+  for (const step of chain) {
+    const next = step.apply(structuredClone(p));
+    checkAdditive(step, p, next);
+    p = next;
+  }
+  return p;
+}
+
+/**
+ * Runs every step over the pinned backlog without writing, so a step whose
+ * real effect differs from its declaration refuses the whole call before
+ * the first write. Pages by id so it touches each record once.
+ */
+function precheck(store: MigrationStore, target: number, steps: readonly MigrationStep[]): void {
+  let after = "";
+  for (;;) {
+    const rows = store.pinnedPage(target, after, DEFAULT_BATCH * 4);
+    if (rows.length === 0) return;
+    for (const row of rows) forward(row, target, steps);
+    after = rows[rows.length - 1]!.id;
+  }
+}
+
+function strip(row: VersionedRow): Payload {
+  const { schema_version: _v, ...rest } = row.payload;
+  return rest;
+}
+
+function stallMessage(kind: "migrate" | "revert", lastError: Error | undefined): string {
+  return lastError
+    ? `${kind}: backlog did not shrink between passes; writes are not landing: ${lastError.message}`
+    : `${kind}: backlog did not shrink between passes; no write reported a failure, so a concurrent writer is producing records below the target as fast as they are migrated — stop it and re-run`;
+}
+
+/**
+ * Forward sweep. Preview pins the backlog; apply migrates only what the
+ * preview showed and is still eligible, one batch per pass, re-counting the
+ * backlog each pass and stopping with an error when it stops shrinking.
+ */
+export function migrate(
+  store: MigrationStore,
+  opts: { target: number; apply: boolean; batch?: number; steps?: readonly MigrationStep[]; onProgress?: (p: Progress) => void },
+): MigrateReport {
+  const steps = opts.steps ?? STEPS;
+  const batch = opts.batch ?? DEFAULT_BATCH;
+  const pinned = store.pinBelow(opts.target);
+  const report: MigrateReport = {
+    target: opts.target,
+    dry_run: !opts.apply,
+    would_migrate: pinned,
+    migrated: 0,
+    failed: 0,
+    passes: 0,
+    backlog: pinned,
+    spared: 0,
+    appeared: 0,
+  };
+  if (!opts.apply || opts.target <= 0) return report;
+
+  precheck(store, opts.target, steps);
+  let previous = Number.POSITIVE_INFINITY;
+  let lastError: Error | undefined;
+  for (;;) {
+    const remaining = store.countBelow(opts.target, true);
+    report.passes++;
+    if (remaining === 0) break;
+    if (report.passes > 1 && remaining >= previous) throw new MigrationStalledError(stallMessage("migrate", lastError));
+    previous = remaining;
+    const rows = store.batchBelow(opts.target, batch, true);
+    const writes: { id: string; payload: Payload }[] = [];
+    for (const row of rows) writes.push({ id: row.id, payload: forward(row, opts.target, steps) });
+    store.writeAtVersion(writes, opts.target).forEach((o) => {
+      if (o instanceof Error) {
+        report.failed++;
+        lastError = o;
+      } else if (o === "ok") report.migrated++;
+    });
+    opts.onProgress?.({ phase: "migrate", pass: report.passes, done: report.migrated, backlog: remaining });
+  }
+  report.backlog = store.countBelow(opts.target, false);
+  report.appeared = report.backlog - store.countBelow(opts.target, true);
+  report.spared = Math.max(0, report.would_migrate - report.migrated - report.failed);
+  return report;
+}
+
+/** Zero-write preflight over every record above `to`. */
+export function previewRevert(store: MigrationStore, to: number, steps: readonly MigrationStep[] = STEPS): RevertPlan {
+  const hist = store.versionHistogramAbove(to);
+  const plan: RevertPlan = { to, candidates: 0, irreversible: [], unsupported: [] };
+  const seen = new Set<string>();
+  for (const [version, count] of [...hist].sort((a, b) => a[0] - b[0])) {
+    plan.candidates += count;
+    const chain = stepsFrom(steps, to, version);
+    if (!chain) {
+      plan.unsupported.push({ version, count });
+      continue;
+    }
+    for (const s of chain) {
+      if (s.reversibility.kind === "irreversible" && !seen.has(`${s.from}:${s.to}`)) {
+        seen.add(`${s.from}:${s.to}`);
+        plan.irreversible.push({ from: s.from, to: s.to, reason: s.reversibility.reason });
+      }
+    }
+  }
+  plan.irreversible.sort((a, b) => a.from - b.from);
+  return plan;
+}
+
+/**
+ * Revert to `to`: preflight first (a refusal writes nothing), then the same
+ * convergence loop with inverses applied newest first. A record that appears
+ * mid-loop and cannot be reverted refuses with the counters so far.
+ */
+export function revert(
+  store: MigrationStore,
+  opts: { to: number; apply: boolean; batch?: number; steps?: readonly MigrationStep[]; onProgress?: (p: Progress) => void },
+): RevertReport {
+  const steps = opts.steps ?? STEPS;
+  const plan = previewRevert(store, opts.to, steps);
+  const report: RevertReport = {
+    to: opts.to,
+    applied: false,
+    reversible: reversible(plan),
+    candidates: plan.candidates,
+    reverted: 0,
+    failed: 0,
+    passes: 0,
+    backlog: plan.candidates,
+  };
+  const refusal = refusalError(plan);
+  if (refusal) {
+    report.refusal = refusal.message;
+    if (opts.apply) throw new RevertRefusedError(report, refusal.message, false);
+    return report;
+  }
+  if (!opts.apply) return report;
+
+  let previous = Number.POSITIVE_INFINITY;
+  let lastError: Error | undefined;
+  for (;;) {
+    const remaining = store.countAbove(opts.to);
+    report.passes++;
+    report.backlog = remaining;
+    if (remaining === 0) break;
+    if (report.passes > 1 && remaining >= previous) throw new MigrationStalledError(stallMessage("revert", lastError));
+    previous = remaining;
+    const writes: { id: string; payload: Payload }[] = [];
+    for (const row of store.batchAbove(opts.to, opts.batch ?? DEFAULT_BATCH)) {
+      const single = previewRevertRow(row, opts.to, steps);
+      const midRefusal = refusalError(single);
+      if (midRefusal) {
+        // Land what this batch already computed, then refuse with real counters.
+        store.writeAtVersion(writes, opts.to).forEach((o) => (o instanceof Error ? report.failed++ : o === "ok" ? report.reverted++ : 0));
+        const partial: RevertReport = {
+          ...report,
+          applied: false,
+          reversible: false,
+          candidates: 1,
+          backlog: store.countAbove(opts.to),
+          refusal: midRefusal.message,
+        };
+        throw new RevertRefusedError(partial, midRefusal.message, true);
+      }
+      let p = strip(row);
+      for (const step of [...stepsFrom(steps, opts.to, row.version)!].reverse()) {
+        if (step.reversibility.kind !== "inverse") throw new AdditivityError("preflight admitted an irreversible step");
+        const next = step.reversibility.inverse(structuredClone(p));
+        // An inverse that touches more than its step added is refused before its batch is written.
+        checkSubtractive(step, p, next);
+        p = next;
+      }
+      writes.push({ id: row.id, payload: p });
+    }
+    store.writeAtVersion(writes, opts.to).forEach((o) => {
+      if (o instanceof Error) {
+        report.failed++;
+        lastError = o;
+      } else if (o === "ok") report.reverted++;
+    });
+    opts.onProgress?.({ phase: "revert", pass: report.passes, done: report.reverted, backlog: remaining });
+  }
+  report.applied = true;
+  report.backlog = 0;
+  return report;
+}
+
+function previewRevertRow(row: VersionedRow, to: number, steps: readonly MigrationStep[]): RevertPlan {
+  const chain = stepsFrom(steps, to, row.version);
+  const plan: RevertPlan = { to, candidates: 1, irreversible: [], unsupported: [] };
+  if (!chain) plan.unsupported.push({ version: row.version, count: 1 });
+  else
+    for (const s of chain)
+      if (s.reversibility.kind === "irreversible") plan.irreversible.push({ from: s.from, to: s.to, reason: s.reversibility.reason });
+  return plan;
+}

@@ -1,0 +1,28 @@
+/** A stored payload as the migration engine sees it: plain JSON keys. */
+export type Payload = Record<string, unknown>;
+
+export type Reversibility =
+  | { kind: "inverse"; inverse: (payload: Payload) => Payload }
+  | { kind: "irreversible"; reason: string };
+
+/**
+ * One schema step. `apply` and `inverse` receive a clone and return the new
+ * payload; the engine checks the real effect against `addedKeys` before any
+ * write, so a step cannot silently overwrite or drop data.
+ */
+export type MigrationStep = {
+  from: number;
+  to: number;
+  /** Keys this step adds. A key already present is allowed and left alone. */
+  addedKeys: readonly string[];
+  reversibility: Reversibility;
+  apply: (payload: Payload) => Payload;
+};
+
+export function irreversible(reason: string): Reversibility {
+  return { kind: "irreversible", reason };
+}
+
+export function inverse(fn: (payload: Payload) => Payload): Reversibility {
+  return { kind: "inverse", inverse: fn };
+}

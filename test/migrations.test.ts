@@ -1,0 +1,258 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { MemoryRecord } from "../src/core/index.js";
+import { EmbeddedStore } from "../src/store/embedded-store.js";
+import {
+  LATEST_VERSION,
+  migrate,
+  previewRevert,
+  refusalError,
+  revert,
+  RevertRefusedError,
+  STEPS,
+  validateRegistry,
+  irreversible,
+  inverse,
+  type MigrationStep,
+} from "../src/store/migrations/index.js";
+import { CURRENT_SCHEMA_VERSION } from "../src/store/schema-version.js";
+
+function freshStore(): EmbeddedStore {
+  return EmbeddedStore.open({ dataDir: mkdtempSync(join(tmpdir(), "engram-mig-")), dim: 4 });
+}
+
+function payload(i: number, extra: Partial<MemoryRecord> = {}): MemoryRecord {
+  return {
+    id: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
+    short_id: "",
+    content: `record ${i} ` + "é".repeat(i % 7),
+    scope: `repo:${i % 5}`,
+    repo: "",
+    workspace: "",
+    worktree_path: "",
+    base_dir: "",
+    source: "user-said",
+    category: "decision",
+    tags: [`t${i % 3}`],
+    actor: "",
+    owner: "",
+    visibility: "",
+    created_at: new Date(1_700_000_000_000 + i * 1000).toISOString(),
+    summary: "",
+    summary_source: "",
+    summary_model: "",
+    access_count: 0,
+    kind: "",
+    citations: [],
+    supersedes: [],
+    ...extra,
+  };
+}
+
+const V = new Float32Array([1, 0, 0, 0]);
+
+/** Seeds records written by an older binary, exactly as it would have stored them. */
+function seed(store: EmbeddedStore, n: number, version: number | null, start = 0): void {
+  store.transaction(() => {
+    for (let i = start; i < start + n; i++) {
+      const p = payload(i, version === null || version === 0 ? {} : { short_id: `S${String(i).padStart(9, "0")}` });
+      store.writeRecord(p, V, version);
+    }
+  });
+}
+
+function payloads(store: EmbeddedStore): Map<string, string> {
+  const rows = store.database.prepare("SELECT id, payload FROM records ORDER BY id").all() as { id: string; payload: string }[];
+  return new Map(rows.map((r) => [r.id, r.payload]));
+}
+
+describe("the registry", () => {
+  it("the shipped registry is valid and ends at the version every write stamps", () => {
+    expect(validateRegistry(STEPS)).toEqual([]);
+    expect(CURRENT_SCHEMA_VERSION).toBe(LATEST_VERSION);
+    expect(LATEST_VERSION).toBe(2);
+  });
+
+  it("reports every problem of a broken registry at once", () => {
+    const noop = (p: Record<string, unknown>) => p;
+    const broken = [
+      { from: 0, to: 1, addedKeys: ["a"], reversibility: irreversible("why"), apply: noop },
+      { from: 2, to: 2, addedKeys: [], reversibility: irreversible(" "), apply: noop },
+      { from: 0, to: 3, addedKeys: ["c"], reversibility: undefined, apply: noop },
+    ] as unknown as MigrationStep[];
+    const errors = validateRegistry(broken);
+    expect(errors).toEqual([
+      "step 1: To=2 must be greater than From=2",
+      "step 1: From=2 does not continue from the previous To=1",
+      "step 1: declares no added keys",
+      "step 1: irreversible without a reason",
+      "step 2: duplicate From=0",
+      "step 2: From=0 does not continue from the previous To=2",
+      "step 2: missing reversibility declaration",
+    ]);
+  });
+
+  it("a step whose real effect differs from its declaration is refused before any write", () => {
+    const store = freshStore();
+    seed(store, 20, 0);
+    const sneaky: MigrationStep[] = [
+      { ...STEPS[0]!, apply: (p) => ({ ...p, short_id: "X", content: "rewritten" }) },
+    ];
+    const before = payloads(store);
+    expect(() => migrate(store, { target: 1, apply: true, steps: sneaky })).toThrow("step 0->1 rewrote key content");
+    expect(payloads(store)).toEqual(before);
+  });
+});
+
+describe("up, down, up over 10,000 records", () => {
+  it("every payload after the round trip equals the payload before it", () => {
+    const store = freshStore();
+    seed(store, 10_000, 1);
+    const atV1 = payloads(store);
+    const up = migrate(store, { target: 2, apply: true });
+    expect(up).toMatchObject({ would_migrate: 10_000, migrated: 10_000, failed: 0, backlog: 0, appeared: 0 });
+    const atV2 = payloads(store);
+    for (const [id, p] of atV2) {
+      const rec = JSON.parse(p) as MemoryRecord;
+      expect(rec.schema_version).toBe(2);
+      expect(rec.content_bytes).toBe(Buffer.byteLength(rec.content));
+      expect({ ...rec, content_bytes: undefined, schema_version: 1 }).toEqual({ ...JSON.parse(atV1.get(id)!), content_bytes: undefined });
+    }
+    const down = revert(store, { to: 1, apply: true });
+    expect(down).toMatchObject({ applied: true, reversible: true, candidates: 10_000, reverted: 10_000, failed: 0, backlog: 0 });
+    expect(payloads(store)).toEqual(atV1);
+    migrate(store, { target: 2, apply: true });
+    expect(payloads(store)).toEqual(atV2);
+  });
+});
+
+describe("revert refusals never lie", () => {
+  it("reverting v2 data to 0 is refused as irreversible, and nothing is written", () => {
+    const store = freshStore();
+    seed(store, 50, 2);
+    const before = payloads(store);
+    const plan = previewRevert(store, 0);
+    expect(plan).toEqual({ to: 0, candidates: 50, irreversible: [{ from: 0, to: 1, reason: STEPS[0]!.reversibility.kind === "irreversible" ? STEPS[0]!.reversibility.reason : "" }], unsupported: [] });
+    expect(() => revert(store, { to: 0, apply: true })).toThrow(RevertRefusedError);
+    try {
+      revert(store, { to: 0, apply: true });
+    } catch (e) {
+      const r = e as RevertRefusedError;
+      expect(r.envelope).toBe(
+        "field=steps hint=irreversible: revert cannot reach v0: step (From=0 To=1) is irreversible: minted short_ids may already be cited by get_memory/supersede_memory; recovery is a collection snapshot",
+      );
+      expect(r.partial).toBe(false);
+      expect(r.report).toMatchObject({ applied: false, reversible: false, reverted: 0, passes: 0 });
+    }
+    expect(payloads(store)).toEqual(before);
+    // A preview of the same range reports and does not throw.
+    expect(revert(store, { to: 0, apply: false }).refusal).toMatch(/^field=steps hint=irreversible: /);
+  });
+
+  it("irreversible outranks unsupported and folds it in; unsupported alone names record_version", () => {
+    const both = refusalError({ to: 0, candidates: 3, irreversible: [{ from: 0, to: 1, reason: "r" }], unsupported: [{ version: 9, count: 2 }] });
+    expect(both?.message).toBe(
+      "field=steps hint=irreversible: revert cannot reach v0: step (From=0 To=1) is irreversible: r; additionally, 2 record(s) at version 9 have no reachable chain to target 0; recovery is a collection snapshot",
+    );
+    const store = freshStore();
+    seed(store, 3, 2);
+    store.writeRecord(payload(99), V, 9);
+    const plan = previewRevert(store, 1);
+    expect(refusalError(plan)?.message).toBe(
+      "field=record_version hint=unsupported: 1 record(s) at version 9 have no reachable chain to target 1; recovery is a collection snapshot",
+    );
+  });
+
+  it("a record that appears mid-revert with no chain refuses with the real counters and says it is partial", () => {
+    const store = freshStore();
+    seed(store, 600, 2);
+    let injected = false;
+    let caught: RevertRefusedError | undefined;
+    try {
+      revert(store, {
+        to: 1,
+        apply: true,
+        batch: 256,
+        onProgress: () => {
+          if (!injected) {
+            injected = true;
+            store.writeRecord(payload(5000), V, 7);
+          }
+        },
+      });
+    } catch (e) {
+      caught = e as RevertRefusedError;
+    }
+    expect(caught).toBeInstanceOf(RevertRefusedError);
+    expect(caught!.partial).toBe(true);
+    expect(caught!.report.candidates).toBe(1);
+    expect(caught!.report.applied).toBe(false);
+    expect(caught!.report.reverted).toBeGreaterThanOrEqual(256);
+    expect(caught!.report.passes).toBeGreaterThanOrEqual(2);
+    expect(caught!.envelope).toBe(
+      "field=record_version hint=unsupported: 1 record(s) at version 7 have no reachable chain to target 1; recovery is a collection snapshot",
+    );
+  });
+});
+
+describe("the forward sweep", () => {
+  it("mints short ids for v0 records and never re-mints an existing one", () => {
+    const store = freshStore();
+    seed(store, 10, 0);
+    store.writeRecord(payload(50, { short_id: "KEEPTHIS01" }), V, 0);
+    const r = migrate(store, { target: 2, apply: true });
+    expect(r.migrated).toBe(11);
+    const all = [...payloads(store).values()].map((p) => JSON.parse(p) as MemoryRecord);
+    expect(all.every((x) => /^[0-9A-Z]{10}$/.test(x.short_id))).toBe(true);
+    expect(all.find((x) => x.id.endsWith("000000000050"))!.short_id).toBe("KEEPTHIS01");
+  });
+
+  it("writers at the old version appearing during apply are reported as appeared, never silently skipped", () => {
+    const store = freshStore();
+    seed(store, 1000, 1);
+    let round = 0;
+    const r = migrate(store, {
+      target: 2,
+      apply: true,
+      batch: 100,
+      onProgress: () => {
+        // An old binary keeps writing v1 records while the sweep runs.
+        if (round < 3) store.writeRecord(payload(20_000 + round++), V, 1);
+      },
+    });
+    expect(r.migrated).toBe(1000);
+    expect(r.appeared).toBe(3);
+    expect(r.backlog).toBe(3);
+    expect(store.countBelow(2, false)).toBe(3);
+    // Re-running picks them up.
+    expect(migrate(store, { target: 2, apply: true })).toMatchObject({ would_migrate: 3, migrated: 3, backlog: 0 });
+  });
+
+  it("a preview writes nothing and counts the backlog", () => {
+    const store = freshStore();
+    seed(store, 30, null);
+    const before = payloads(store);
+    expect(migrate(store, { target: 2, apply: false })).toMatchObject({ dry_run: true, would_migrate: 30, migrated: 0, passes: 0 });
+    expect(payloads(store)).toEqual(before);
+  });
+
+  it("a record deleted mid-run is not resurrected", () => {
+    const store = freshStore();
+    seed(store, 300, 1);
+    const victim = payload(299).id;
+    const r = migrate(store, { target: 2, apply: true, batch: 100, onProgress: () => void store.database.prepare("DELETE FROM records WHERE id = ?").run(victim) });
+    expect(r.failed).toBe(0);
+    expect(store.database.prepare("SELECT count(*) AS n FROM records WHERE id = ?").get(victim)).toEqual({ n: 0 });
+  });
+
+  it("inverse steps may only remove what they added", () => {
+    const bad: MigrationStep[] = [STEPS[0]!, { ...STEPS[1]!, reversibility: inverse((p) => ({ ...p, content: "x" })) }];
+    const store = freshStore();
+    seed(store, 5, 2);
+    const before = payloads(store);
+    expect(() => revert(store, { to: 1, apply: true, steps: bad, batch: 10 })).toThrow("inverse of 1->2 rewrote key content");
+    expect(payloads(store)).toEqual(before);
+  });
+});
