@@ -7,6 +7,7 @@ import { startServer, type Handler, type RunningServer } from "./server.js";
 import { EmbeddedStore } from "./store/embedded-store.js";
 import type { Store } from "./store/store.js";
 import { stderrLogger } from "./logger.js";
+import { mcpHttpHandler } from "./mcp/http-handler.js";
 
 export const EMBEDDER_META_KEY = "embedder_identity";
 export const DEFAULT_LISTEN_ADDR = "127.0.0.1:8080";
@@ -63,9 +64,11 @@ export async function serve(opts: ServeOptions = {}): Promise<{ server: RunningS
   const server = await startServer({
     listenAddr: opts.listenAddr ?? env.ENGRAM_LISTEN_ADDR ?? DEFAULT_LISTEN_ADDR,
     connect,
+    mcp: mcpHttpHandler(engram.core),
     auth: engram.auth,
     log: (line) => log.info(String(line.msg ?? "server"), line),
   });
+  await reportMigrations(engram, log);
   log.info("engram listening", { url: server.url, store: engram.deps.store.kind, embedder: identityKey(engram.deps.embedder.identity) });
   return {
     server,
@@ -75,4 +78,24 @@ export async function serve(opts: ServeOptions = {}): Promise<{ server: RunningS
       await engram.close();
     },
   };
+}
+
+/**
+ * Says at start whether the store needs `engram migrate` or holds records
+ * from a newer binary. Read-only: the server never migrates by itself, and
+ * a failing probe never blocks startup.
+ */
+export async function reportMigrations(engram: Engram, log: Logger): Promise<void> {
+  try {
+    const s = await engram.core.migrateStatus();
+    if (s.pending > 0) log.warn("pending schema migrations exist; run: engram migrate", { pending: s.pending, current_version: s.current_version });
+    if (s.future_total > 0) {
+      log.warn("records at a future schema version exist — this binary may be too old for some records", {
+        future_versions: s.future.map((b) => b.version),
+        future_total: s.future_total,
+      });
+    }
+  } catch (err) {
+    log.warn("schema status probe failed", { error: String(err) });
+  }
 }
