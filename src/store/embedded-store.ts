@@ -14,6 +14,9 @@ import type { MigrationStore, VersionedRow, WriteOutcome } from "./migrations/mi
 import type { Payload } from "./migrations/step.js";
 import { VectorIndex } from "./vector-index.js";
 
+/** Records from which a freshly built index is saved at once rather than at close. */
+const SNAPSHOT_AT = 4096;
+
 type Row = {
   rid: number;
   id: string;
@@ -53,7 +56,9 @@ export class EmbeddedStore implements Store, MigrationStore {
   private readonly attrs = new Map<number, RecordAttrs>();
   private readonly ridById = new Map<string, number>();
   private readonly ridsByScope = new Map<string, Set<number>>();
-  private readonly index: VectorIndex;
+  /** Built on first use: operator verbs that never search never pay for it. */
+  private index: VectorIndex | undefined;
+  private indexDirty = false;
   private lastSeq = 0;
   private dataVersion = -1;
 
@@ -64,7 +69,6 @@ export class EmbeddedStore implements Store, MigrationStore {
     this.db.pragma("synchronous = NORMAL");
     this.db.pragma("busy_timeout = 5000");
     this.db.exec(SCHEMA_SQL);
-    this.index = new VectorIndex(opts.dim);
     this.reloadAll();
   }
 
@@ -73,7 +77,61 @@ export class EmbeddedStore implements Store, MigrationStore {
   }
 
   async close(): Promise<void> {
-    if (this.db.open) this.db.close();
+    if (!this.db.open) return;
+    if (this.index && this.indexDirty) this.saveSnapshot();
+    this.db.close();
+  }
+
+  /** Loads or builds the vector index now, so the first search does not wait for it. */
+  async warm(): Promise<void> {
+    this.sync();
+    this.vectors();
+  }
+
+  private snapshotDir(): string | undefined {
+    return this.opts.dataDir === ":memory:" ? undefined : join(this.opts.dataDir, "vectors");
+  }
+
+  /**
+   * The vector index: the saved snapshot plus every vector change logged
+   * since it was taken, or a full build from the table when there is no
+   * usable snapshot (then saved at once, so a crash does not cost a rebuild).
+   */
+  private vectors(): VectorIndex {
+    if (this.index) return this.index;
+    const dir = this.snapshotDir();
+    const seq = this.db.prepare("SELECT value FROM meta WHERE key = 'vector_snapshot_seq'").get() as { value: string } | undefined;
+    const loaded = dir && seq ? VectorIndex.load(dir, this.opts.dim) : undefined;
+    if (loaded) {
+      const rids = this.db
+        .prepare("SELECT DISTINCT rid FROM change_log WHERE seq > ? AND seq <= ? AND vec != 0")
+        .all(Number(seq!.value), this.lastSeq) as { rid: number }[];
+      const get = this.db.prepare("SELECT vector FROM records WHERE rid = ?");
+      for (const { rid } of rids) {
+        const row = get.get(rid) as { vector: Buffer | null } | undefined;
+        if (row?.vector) loaded.upsert(rid, toFloat32(row.vector));
+        else if (loaded.has(rid)) loaded.remove(rid);
+      }
+      this.index = loaded;
+      this.indexDirty = rids.length > 0;
+      return loaded;
+    }
+    const built = new VectorIndex(this.opts.dim);
+    for (const row of this.db.prepare("SELECT rid, vector FROM records WHERE vector IS NOT NULL").iterate() as Iterable<{ rid: number; vector: Buffer }>) {
+      built.upsert(row.rid, toFloat32(row.vector));
+    }
+    this.index = built;
+    this.indexDirty = true;
+    if (built.size >= SNAPSHOT_AT) this.saveSnapshot();
+    return built;
+  }
+
+  private saveSnapshot(): void {
+    const dir = this.snapshotDir();
+    if (!dir || !this.index) return;
+    this.index.save(dir);
+    this.db.prepare("INSERT INTO meta (key, value) VALUES ('vector_snapshot_seq', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(String(this.lastSeq));
+    this.indexDirty = false;
   }
 
   get database(): Database.Database {
@@ -87,11 +145,8 @@ export class EmbeddedStore implements Store, MigrationStore {
     this.ridById.clear();
     this.ridsByScope.clear();
     this.lastSeq = (this.db.prepare("SELECT coalesce(max(seq), 0) AS s FROM change_log").get() as { s: number }).s;
-    const rows = this.db.prepare(`SELECT ${ATTR_COLUMNS}, vector FROM records`).iterate() as Iterable<Row & { vector: Buffer | null }>;
-    for (const row of rows) {
-      this.applyRow(row);
-      if (row.vector) this.index.upsert(row.rid, toFloat32(row.vector));
-    }
+    const rows = this.db.prepare(`SELECT ${ATTR_COLUMNS} FROM records`).iterate() as Iterable<Row>;
+    for (const row of rows) this.applyRow(row);
     this.dataVersion = this.db.pragma("data_version", { simple: true }) as number;
   }
 
@@ -114,12 +169,12 @@ export class EmbeddedStore implements Store, MigrationStore {
     for (const [rid, vec] of vecChanged) {
       const row = (vec ? withVector : attrsOnly).get(rid) as (Row & { vector?: Buffer | null }) | undefined;
       this.dropAttrs(rid);
-      if (!row) {
-        if (this.index.has(rid)) this.index.remove(rid);
-        continue;
+      if (this.index && vec) {
+        if (row?.vector) this.index.upsert(rid, toFloat32(row.vector));
+        else if (this.index.has(rid)) this.index.remove(rid);
+        this.indexDirty = true;
       }
-      this.applyRow(row);
-      if (vec && row.vector) this.index.upsert(rid, toFloat32(row.vector));
+      if (row) this.applyRow(row);
     }
   }
 
@@ -342,7 +397,7 @@ export class EmbeddedStore implements Store, MigrationStore {
       query.scope !== undefined
         ? { candidates: [...(this.ridsByScope.get(query.scope) ?? [])].filter((rid) => matches(this.attrs.get(rid)!, query)) }
         : { allow: (rid: number) => { const a = this.attrs.get(rid); return !!a && matches(a, query); } };
-    for (const hit of this.index.search(vector, candidates, filter)) scored.set(hit.key, hit.score);
+    for (const hit of this.vectors().search(vector, candidates, filter)) scored.set(hit.key, hit.score);
 
     const tokens = lexicalTokens(text);
     if (tokens.length > 0) {

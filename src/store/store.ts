@@ -60,6 +60,8 @@ export type SchemaHistogram = { versions: Map<number, number>; absent: number; t
 export interface Store {
   readonly kind: "embedded" | "qdrant";
   close(): Promise<void>;
+  /** Prepares search structures ahead of the first query. */
+  warm(): Promise<void>;
 
   /** Raw fetch without authorization: idempotency checks and internal use only. */
   getRaw(id: string): Promise<MemoryRecord | undefined>;

@@ -1,0 +1,78 @@
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ANONYMOUS, type MemoryRecord } from "../src/core/index.js";
+import { EmbeddedStore } from "../src/store/embedded-store.js";
+import { GATE_ON } from "../src/store/store.js";
+
+const DIM = 16;
+
+function rec(i: number): MemoryRecord {
+  return {
+    id: `10000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
+    short_id: `R${String(i).padStart(9, "0")}`,
+    content: `record number ${i}`,
+    scope: `repo:${i % 4}`,
+    repo: "", workspace: "", worktree_path: "", base_dir: "",
+    source: "user-said", category: "decision", tags: [], actor: "", owner: "", visibility: "",
+    created_at: new Date(1_750_000_000_000 + i).toISOString(),
+    summary: "", summary_source: "", summary_model: "", access_count: 0, kind: "", citations: [], supersedes: [],
+  };
+}
+
+function vec(i: number): Float32Array {
+  const v = new Float32Array(DIM);
+  for (let d = 0; d < DIM; d++) v[d] = Math.sin(i * 0.37 + d * 1.3);
+  return v;
+}
+
+const query = { subject: ANONYMOUS, gate: GATE_ON, now: 2_000_000_000 };
+
+describe("the embedded store", () => {
+  it("a reopened store serves from its saved vector snapshot plus what changed after it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "engram-es-"));
+    const a = EmbeddedStore.open({ dataDir: dir, dim: DIM });
+    a.transaction(() => {
+      for (let i = 0; i < 5000; i++) a.writeRecord(rec(i), vec(i));
+    });
+    const before = (await a.search(query, vec(42), "", 5)).map((h) => h.record.id);
+    expect(before[0]).toBe(rec(42).id);
+    await a.close();
+    expect(existsSync(join(dir, "vectors", "manifest.json"))).toBe(true);
+
+    // Another process writes while the snapshot is on disk.
+    const writer = EmbeddedStore.open({ dataDir: dir, dim: DIM });
+    await writer.put(rec(9001), vec(9001));
+    await writer.delete(rec(42).id);
+    await writer.close();
+
+    const b = EmbeddedStore.open({ dataDir: dir, dim: DIM });
+    const hits = (await b.search(query, vec(9001), "", 3)).map((h) => h.record.id);
+    expect(hits[0]).toBe(rec(9001).id);
+    expect((await b.search(query, vec(42), "", 5)).map((h) => h.record.id)).not.toContain(rec(42).id);
+    await b.close();
+  });
+
+  it("two connections on one file see each other's writes without reopening", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "engram-es-"));
+    const server = EmbeddedStore.open({ dataDir: dir, dim: DIM });
+    const operator = EmbeddedStore.open({ dataDir: dir, dim: DIM });
+    await server.put(rec(1), vec(1));
+    expect(await operator.count({ ...query, scope: "repo:1" })).toBe(1);
+    await operator.replace({ ...rec(1), archived_at: "2026-01-01T00:00:00.000Z" });
+    expect(await server.count({ ...query, scope: "repo:1" })).toBe(0);
+    expect((await server.search(query, vec(1), "record", 3)).map((h) => h.record.id)).not.toContain(rec(1).id);
+    await server.close();
+    await operator.close();
+  });
+
+  it("a lexical match is a candidate even when its vector is far away", async () => {
+    const s = EmbeddedStore.open({ dataDir: ":memory:", dim: DIM });
+    await s.put({ ...rec(7), content: "the flux capacitor needs plutonium" }, vec(7));
+    for (let i = 100; i < 140; i++) await s.put(rec(i), vec(i));
+    const hits = await s.search(query, vec(120), "plutonium", 5);
+    expect(hits.map((h) => h.record.id)).toContain(rec(7).id);
+    await s.close();
+  });
+});
