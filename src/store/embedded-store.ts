@@ -221,7 +221,7 @@ export class EmbeddedStore implements Store, MigrationStore {
   // ---- point reads ----------------------------------------------------------
 
   private payloadOf(rid: number): MemoryRecord | undefined {
-    const row = this.db.prepare("SELECT payload FROM records WHERE rid = ?").get(rid) as { payload: string } | undefined;
+    const row = this.stmt("SELECT payload FROM records WHERE rid = ?").get(rid) as { payload: string } | undefined;
     return row ? decodeRecord(row.payload) : undefined;
   }
 
@@ -288,19 +288,26 @@ export class EmbeddedStore implements Store, MigrationStore {
       kind = @kind, created_at = @created_at, not_before = @not_before, not_after = @not_after,
       superseded_by = @superseded_by, archived_at = @archived_at, schema_version = @schema_version, payload = @payload`;
     if (mode === "update") {
-      return this.db.prepare(`UPDATE records SET ${set}, vector = coalesce(@vector, vector) WHERE id = @id`).run({ ...c, vector: blob ?? null }).changes > 0;
+      return this.stmt(`UPDATE records SET ${set}, vector = coalesce(@vector, vector) WHERE id = @id`).run({ ...c, vector: blob ?? null }).changes > 0;
     }
-    this.db
-      .prepare(
+    this.stmt(
         `INSERT INTO records (id, short_id, owner, scope, visibility, category, kind, created_at, not_before, not_after,
            superseded_by, archived_at, schema_version, payload, vector)
          VALUES (@id, @short_id, @owner, @scope, @visibility, @category, @kind, @created_at, @not_before, @not_after,
            @superseded_by, @archived_at, @schema_version, @payload, @vector)
          ON CONFLICT(id) DO UPDATE SET ${set.replace(/@(\w+)/g, "excluded.$1")},
            vector = coalesce(excluded.vector, records.vector)`,
-      )
-      .run({ ...c, vector: blob ?? null });
+      ).run({ ...c, vector: blob ?? null });
     return true;
+  }
+
+  private readonly statements = new Map<string, Database.Statement>();
+
+  /** Prepared once per connection: preparing is most of the cost of a small statement. */
+  private stmt(sql: string): Database.Statement {
+    let st = this.statements.get(sql);
+    if (!st) this.statements.set(sql, (st = this.db.prepare(sql)));
+    return st;
   }
 
   /** Runs fn in one SQLite transaction and refreshes the mirror afterwards. */
@@ -417,12 +424,9 @@ export class EmbeddedStore implements Store, MigrationStore {
         }
       }
     }
-    const out: ScoredRecord[] = [];
-    for (const [rid, score] of scored) {
-      const record = this.payloadOf(rid);
-      if (record) out.push({ record, score });
-    }
-    return out;
+    const rids = [...scored.keys()];
+    const rows = rids.length === 0 ? [] : (this.db.prepare(`SELECT rid, payload FROM records WHERE rid IN (${rids.map(() => "?").join(",")})`).all(...rids) as { rid: number; payload: string }[]);
+    return rows.map((r) => ({ record: decodeRecord(r.payload), score: scored.get(r.rid)! }));
   }
 
   async tagCounts(query: RecordQuery): Promise<Map<string, number>> {

@@ -28,7 +28,8 @@ export function citationKey(kind: string, ref: string): string {
  * an anonymous caller reads only the anonymous bucket. Records without an
  * owner key (pre-isolation) match nobody.
  */
-export function readable(a: RecordAttrs, q: Pick<RecordQuery, "subject" | "ownerOnly">): boolean {
+export function readable(a: RecordAttrs, q: Pick<RecordQuery, "subject" | "ownerOnly" | "allOwners">): boolean {
+  if (q.allOwners) return true;
   if (a.owner === null) return false;
   if (q.subject.anonymous) return a.owner === "";
   if (a.owner === q.subject.owner) return true;

@@ -28,6 +28,8 @@ export type RecordQuery = {
   excludeIds?: readonly string[];
   /** Only these record ids. */
   ids?: readonly string[];
+  /** Operator verbs only: every record regardless of owner (they open the store directly). */
+  allOwners?: boolean;
   /** Only the caller's own records (no shared grant). */
   ownerOnly?: boolean;
   createdAfter?: string;

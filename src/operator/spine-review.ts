@@ -1,0 +1,74 @@
+import type { MemoryRecord } from "../core/record.js";
+import { ANONYMOUS } from "../core/subject.js";
+import { isExpired } from "../store/record-filter.js";
+import type { EmbeddedStore } from "../store/embedded-store.js";
+import type { RecordQuery } from "../store/store.js";
+
+/** Operator reads see every owner's records: the operator opened the store directly. */
+export function operatorQuery(scope: string | undefined, now: number): RecordQuery {
+  return { subject: ANONYMOUS, allOwners: true, scope, gate: null, now };
+}
+
+export type ScanRow = { scope: string; category: string; live: number; archived: number; expired: number; superseded: number; bytes: number };
+export type ScanReport = { scopes: number; total: number; rows: ScanRow[] };
+
+/**
+ * Inventory by scope and category. Archived, expired and superseded records
+ * have their own buckets; live is what recall can see.
+ */
+export async function scan(store: EmbeddedStore, scope: string | undefined, now: number): Promise<ScanReport> {
+  const { records } = await store.list(operatorQuery(scope, now), { order: "asc", limit: Number.MAX_SAFE_INTEGER });
+  const rows = new Map<string, ScanRow>();
+  for (const r of records) {
+    const key = `${r.scope}\u0000${r.category}`;
+    const row = rows.get(key) ?? { scope: r.scope, category: r.category, live: 0, archived: 0, expired: 0, superseded: 0, bytes: 0 };
+    if (r.archived_at) row.archived++;
+    else if (r.superseded_by) row.superseded++;
+    else if (isExpired({ notAfter: r.not_after ?? null }, now)) row.expired++;
+    else row.live++;
+    row.bytes += r.content_bytes ?? Buffer.byteLength(r.content);
+    rows.set(key, row);
+  }
+  const list = [...rows.values()].sort((a, b) => (a.scope < b.scope ? -1 : a.scope > b.scope ? 1 : a.category < b.category ? -1 : 1));
+  return { scopes: new Set(list.map((r) => r.scope)).size, total: records.length, rows: list };
+}
+
+export async function recordsWithCitations(store: EmbeddedStore, scope: string | undefined, now: number): Promise<MemoryRecord[]> {
+  const { records } = await store.list(operatorQuery(scope, now), { order: "asc", limit: Number.MAX_SAFE_INTEGER });
+  return records.filter((r) => r.citations.length > 0);
+}
+
+export type OperatorFlipRow = { requested: string; id: string; outcome: "changed" | "already" | "not_found" };
+
+/**
+ * Operator archive/restore by id, any owner. A preview reports what would
+ * change and writes nothing.
+ */
+export async function operatorFlip(
+  store: EmbeddedStore,
+  ids: readonly string[],
+  opts: { archive: boolean; apply: boolean; now: Date },
+): Promise<OperatorFlipRow[]> {
+  const rows: OperatorFlipRow[] = [];
+  for (const requested of ids) {
+    const r = await store.resolve(requested);
+    const rec = r.kind === "id" ? await store.getRaw(r.id) : undefined;
+    if (!rec) {
+      rows.push({ requested, id: "", outcome: "not_found" });
+      continue;
+    }
+    const already = opts.archive ? !!rec.archived_at : !rec.archived_at;
+    if (already) {
+      rows.push({ requested, id: rec.id, outcome: "already" });
+      continue;
+    }
+    if (opts.apply) {
+      const next = { ...rec };
+      if (opts.archive) next.archived_at = opts.now.toISOString();
+      else delete next.archived_at;
+      await store.replace(next);
+    }
+    rows.push({ requested, id: rec.id, outcome: "changed" });
+  }
+  return rows;
+}
