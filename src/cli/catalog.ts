@@ -1,0 +1,128 @@
+import type { Command, Option } from "commander";
+import { EXIT_TABLE } from "../argerror/index.js";
+import { collectList, parseUint } from "./list-values.js";
+
+/**
+ * The self-describe catalog printed by a bare `engram`. Commands and flags
+ * come from walking the commander tree; exit codes from EXIT_TABLE; the one
+ * hand-kept table is the blast radius, keyed by command path.
+ */
+
+export type BlastRadius = { read_only: boolean; destructive: boolean; idempotent: boolean; open_world: boolean };
+
+const READ: BlastRadius = { read_only: true, destructive: false, idempotent: true, open_world: false };
+
+/**
+ * Conservative hints: true only when true for every valid invocation.
+ * open_world is false for the closed engram domain; serve is the exception
+ * because it listens on the network and may call an external embedder.
+ */
+export const BLAST_RADIUS: Readonly<Record<string, BlastRadius>> = {
+  serve: { read_only: false, destructive: false, idempotent: false, open_world: true },
+  search: READ,
+  list: READ,
+  get: READ,
+  "migration-status": READ,
+  store: { read_only: false, destructive: false, idempotent: false, open_world: false },
+  schedule: { read_only: false, destructive: false, idempotent: false, open_world: false },
+  supersede: { read_only: false, destructive: false, idempotent: true, open_world: false },
+  update: { read_only: false, destructive: true, idempotent: true, open_world: false },
+  delete: { read_only: false, destructive: true, idempotent: true, open_world: false },
+  archive: { read_only: false, destructive: false, idempotent: true, open_world: false },
+  restore: { read_only: false, destructive: false, idempotent: true, open_world: false },
+  completion: READ,
+  "completion bash": READ,
+};
+
+export type CatalogFlag = { name: string; type: string; default: string | boolean | null; usage: string; env?: string };
+export type CatalogArgument = { name: string; required: boolean; variadic: boolean };
+export type CatalogCommand = {
+  name: string;
+  summary: string;
+  arguments: CatalogArgument[];
+  flags: CatalogFlag[];
+  blast_radius: BlastRadius;
+};
+export type Catalog = {
+  binary: string;
+  version: string;
+  commands: CatalogCommand[];
+  exit_codes: { code: number; meaning: string }[];
+  notes: string[];
+};
+
+export const CATALOG_NOTES = [
+  "Run a command with --help for details; `engram help <command>` does the same.",
+  "Client verbs talk Connect to --server (or ENGRAM_SERVER_URL); the bearer token comes from ENGRAM_TOKEN or --token-file.",
+  "--output defaults to text when stdout is a terminal and json otherwise; json is the stable contract: the proto JSON of the response, snake_case, one document per run.",
+  "Diagnostics go to stderr only. A stderr line starting with `engram: ` comes from the CLI itself; any other line is the server's message verbatim, often an envelope `field=<names> hint=<code>: <detail>`.",
+  "Operator verbs (spine-review, migrate) are not part of this build yet.",
+];
+
+/** The space-joined path below the root, e.g. "completion bash". */
+export function commandPath(cmd: Command): string {
+  const parts: string[] = [];
+  for (let c: Command | null = cmd; c?.parent; c = c.parent) parts.unshift(c.name());
+  return parts.join(" ");
+}
+
+/** Every command below the root, depth first in registration order. */
+export function walkCommands(root: Command): Command[] {
+  const out: Command[] = [];
+  const visit = (c: Command) => {
+    for (const sub of c.commands) {
+      out.push(sub);
+      visit(sub);
+    }
+  };
+  visit(root);
+  return out;
+}
+
+export function flagType(o: Option): string {
+  if (o.isBoolean()) return "bool";
+  if (o.argChoices) return `enum(${o.argChoices.join("|")})`;
+  if (o.parseArg === (collectList as unknown) || o.variadic) return "string_list";
+  if (o.parseArg === (parseUint as unknown)) return "uint";
+  if (/<duration>/.test(o.flags)) return "duration";
+  if (/<rfc3339>/.test(o.flags)) return "timestamp";
+  if (/<json>/.test(o.flags)) return "json_list";
+  if (o.parseArg) return "string_list";
+  return "string";
+}
+
+function flagEntry(o: Option): CatalogFlag {
+  let def: string | boolean | null = null;
+  if (o.defaultValueDescription !== undefined) def = o.defaultValueDescription;
+  else if (o.defaultValue !== undefined) def = String(o.defaultValue);
+  else if (o.isBoolean() && !o.negate) def = false;
+  const entry: CatalogFlag = { name: o.long ?? o.short ?? o.flags, type: flagType(o), default: def, usage: o.description };
+  if (o.mandatory) entry.usage += " (required)";
+  if (o.envVar) entry.env = o.envVar;
+  return entry;
+}
+
+export function blastRadiusOf(path: string): BlastRadius {
+  const br = BLAST_RADIUS[path];
+  if (!br) throw new Error(`no blast radius declared for "${path}"`);
+  return br;
+}
+
+export function buildCatalog(root: Command, version: string): Catalog {
+  return {
+    binary: root.name(),
+    version,
+    commands: walkCommands(root).map((c) => {
+      const path = commandPath(c);
+      return {
+        name: path,
+        summary: c.summary() || c.description(),
+        arguments: c.registeredArguments.map((a) => ({ name: a.name(), required: a.required, variadic: a.variadic })),
+        flags: c.options.filter((o) => !o.hidden).map(flagEntry),
+        blast_radius: blastRadiusOf(path),
+      };
+    }),
+    exit_codes: Object.values(EXIT_TABLE).map((r) => ({ code: r.code, meaning: r.meaning })),
+    notes: CATALOG_NOTES,
+  };
+}

@@ -1,0 +1,88 @@
+import { readFileSync } from "node:fs";
+import { Option, type Command } from "commander";
+import { parseDurationMs } from "./duration.js";
+import { usageError } from "./failure.js";
+
+export type OutputMode = "json" | "text";
+
+/** Where and how a client verb talks to the server, resolved before any dial. */
+export type ClientSettings = {
+  baseUrl: string;
+  token: string | undefined;
+  timeoutMs: number;
+  output: OutputMode;
+};
+
+export type ClientFlagValues = {
+  server?: string;
+  tokenFile?: string;
+  output?: OutputMode;
+  timeout?: string;
+};
+
+export const DEFAULT_TIMEOUT = "30s";
+const MAX_TIMEOUT_HOURS = 596;
+const MAX_TIMEOUT_MS = MAX_TIMEOUT_HOURS * 3_600_000;
+
+/**
+ * The flags every client verb shares. Having `--server` is what marks a
+ * command as client tier. There is deliberately no `--token` flag: a token on
+ * the command line ends up in shell history and process listings.
+ */
+export function addClientFlags(cmd: Command): Command {
+  return cmd
+    .addOption(new Option("--server <url>", "base URL of the engram server").env("ENGRAM_SERVER_URL"))
+    .addOption(
+      new Option("--token-file <path>", "file holding the bearer token; ENGRAM_TOKEN, when set, wins over the file"),
+    )
+    .addOption(
+      new Option("--output <format>", "output format").choices(["json", "text"]).default(undefined, "text on a TTY, else json"),
+    )
+    .addOption(
+      new Option("--timeout <duration>", "per-RPC deadline, e.g. 500ms, 30s, 2m; must be positive")
+        .env("ENGRAM_TIMEOUT")
+        .default(DEFAULT_TIMEOUT),
+    );
+}
+
+/** Reads the shared flags. Every failure here is exit 2 and happens before a connection is opened. */
+export function resolveClient(values: ClientFlagValues, cmd: Command, env: NodeJS.ProcessEnv = process.env): ClientSettings {
+  const output: OutputMode = values.output ?? (process.stdout.isTTY ? "text" : "json");
+
+  const timeoutText = values.timeout ?? DEFAULT_TIMEOUT;
+  const ms = parseDurationMs(timeoutText);
+  const from = cmd.getOptionValueSource("timeout") === "env" ? "ENGRAM_TIMEOUT" : "--timeout";
+  if (ms === undefined || ms <= 0) throw usageError(`${from} must be a positive duration such as 500ms, 30s or 2m`);
+  // Node timers cannot wait longer than 2^31-1 ms; a longer deadline would fire at once.
+  if (ms > MAX_TIMEOUT_MS) throw usageError(`${from} must be at most ${MAX_TIMEOUT_HOURS}h`);
+
+  const server = values.server?.trim() ?? "";
+  if (server === "") throw usageError("--server or ENGRAM_SERVER_URL is required");
+  let url: URL;
+  try {
+    url = new URL(server);
+  } catch {
+    throw usageError("--server must be an absolute http:// or https:// URL");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw usageError("--server must be an absolute http:// or https:// URL");
+  }
+
+  return { baseUrl: server.replace(/\/+$/, ""), token: resolveToken(values.tokenFile, env), timeoutMs: Math.ceil(ms), output };
+}
+
+function resolveToken(tokenFile: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
+  const fromEnv = env.ENGRAM_TOKEN?.trim();
+  if (fromEnv) return fromEnv;
+  if (tokenFile === undefined) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(tokenFile, "utf8");
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? "unreadable";
+    throw usageError(`cannot read --token-file (${code})`);
+  }
+  const token = text.trim();
+  if (token === "") throw usageError("--token-file is empty");
+  return token;
+}

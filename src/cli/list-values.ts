@@ -1,0 +1,20 @@
+import { InvalidArgumentError } from "commander";
+
+/**
+ * Argument parsers for commander options. List flags accept both repeats and
+ * comma lists: `--tags a --tags b,c` is [a, b, c]. An explicit empty value
+ * (`--tags ""`) yields [] so an update can clear a list.
+ */
+export function collectList(value: string, previous: string[] | undefined): string[] {
+  const parts = value
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+  return [...(previous ?? []), ...parts];
+}
+
+/** Non-negative integers for uint64 knobs; no client-side upper bound (the server owns caps). */
+export function parseUint(value: string): bigint {
+  if (!/^\d+$/.test(value.trim())) throw new InvalidArgumentError("expected a non-negative integer");
+  return BigInt(value.trim());
+}

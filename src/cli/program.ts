@@ -1,0 +1,74 @@
+import { readFileSync } from "node:fs";
+import { Command, CommanderError } from "commander";
+import { EXIT, type ExitCode } from "../argerror/index.js";
+import { buildCatalog } from "./catalog.js";
+import { registerCompletionCommand } from "./completion-command.js";
+import { registerCurationCommands } from "./curation-commands.js";
+import { CliFailure } from "./failure.js";
+import { registerRecallCommands } from "./recall-commands.js";
+import { registerServeCommand } from "./serve-command.js";
+import { registerStatusCommands } from "./status-commands.js";
+import { registerWriteCommands } from "./write-commands.js";
+
+export const BINARY = "engram";
+
+export function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: unknown };
+  return typeof pkg.version === "string" ? pkg.version : "0.0.0";
+}
+
+/** Commander says "error: …"; every line the CLI itself writes starts with "engram: ". */
+function rewriteCommanderError(text: string): string {
+  return text.replace(/^error: /, `${BINARY}: `);
+}
+
+/**
+ * The whole command tree. Settings on the root (exit override, output) are
+ * inherited by every `.command()` created from it, so register functions
+ * must create subcommands through `program.command`, never `addCommand`.
+ */
+export function buildProgram(version = packageVersion()): Command {
+  const program = new Command()
+    .name(BINARY)
+    .description("Self-hosted long-term memory for coding agents. Run with no arguments for a JSON catalog of commands.")
+    .version(version, "-v, --version", "print the version")
+    .exitOverride()
+    .configureOutput({ outputError: (str, write) => write(rewriteCommanderError(str)) });
+  registerServeCommand(program);
+  registerRecallCommands(program);
+  registerWriteCommands(program);
+  registerCurationCommands(program);
+  registerStatusCommands(program);
+  registerCompletionCommand(program);
+  return program;
+}
+
+/** Maps a commander failure to an exit status; commander has already printed its message. */
+export function exitForCommanderError(err: CommanderError): ExitCode {
+  if (err.exitCode === 0) return EXIT.ok; // --help, help, --version
+  // The exit table reserves 1 for a mistyped verb; every other parse failure is usage.
+  if (err.code === "commander.unknownCommand") return EXIT.unclassified;
+  return EXIT.usage;
+}
+
+/** Runs one invocation; `args` excludes node and the script. Returns the exit status. */
+export async function runCli(args: readonly string[]): Promise<ExitCode> {
+  const version = packageVersion();
+  const program = buildProgram(version);
+  if (args.length === 0) {
+    process.stdout.write(JSON.stringify(buildCatalog(program, version), null, 2) + "\n");
+    return EXIT.ok;
+  }
+  try {
+    await program.parseAsync([...args], { from: "user" });
+    return EXIT.ok;
+  } catch (err) {
+    if (err instanceof CliFailure) {
+      process.stderr.write(err.line + "\n");
+      return err.exitCode;
+    }
+    if (err instanceof CommanderError) return exitForCommanderError(err);
+    process.stderr.write(`${BINARY}: ${err instanceof Error ? err.message : String(err)}\n`);
+    return EXIT.unclassified;
+  }
+}

@@ -1,0 +1,31 @@
+import { ConnectError, createClient, type CallOptions, type Client } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-node";
+import { CONNECT_CODE_NAME, exitForConnectCode } from "../argerror/index.js";
+import { EngramService } from "../gen/engram/v1/engram_pb.js";
+import type { ClientSettings } from "./client-flags.js";
+import { CliFailure } from "./failure.js";
+
+export type EngramClient = Client<typeof EngramService>;
+
+/**
+ * Runs one RPC with the resolved settings. The deadline is the per-call
+ * timeout, so a fired --timeout surfaces as Connect deadline_exceeded. A
+ * failure's exit status comes from the shared Connect-code map, and its
+ * stderr line is the server's message exactly as sent.
+ */
+export async function callEngram<T>(
+  settings: ClientSettings,
+  fn: (client: EngramClient, options: CallOptions) => Promise<T>,
+): Promise<T> {
+  const transport = createConnectTransport({ baseUrl: settings.baseUrl, httpVersion: "1.1" });
+  const client = createClient(EngramService, transport);
+  const options: CallOptions = { timeoutMs: settings.timeoutMs };
+  if (settings.token !== undefined) options.headers = { authorization: `Bearer ${settings.token}` };
+  try {
+    return await fn(client, options);
+  } catch (err) {
+    const ce = ConnectError.from(err);
+    const line = ce.rawMessage !== "" ? ce.rawMessage : `engram: ${CONNECT_CODE_NAME[ce.code]}`;
+    throw new CliFailure(exitForConnectCode(ce.code), line);
+  }
+}

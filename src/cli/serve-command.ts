@@ -1,0 +1,34 @@
+import type { Command } from "commander";
+import { EXIT } from "../argerror/index.js";
+import { usageError } from "./failure.js";
+
+/**
+ * `engram serve`. The server modules (store, embedders, native addons) are
+ * imported only when this command runs, so client verbs start without them.
+ */
+export function registerServeCommand(program: Command): void {
+  program
+    .command("serve")
+    .summary("run the server")
+    .description("run the server: Connect, gRPC, gRPC-Web and MCP on one port, plus /healthz")
+    .option("--listen-addr <host:port>", "address to listen on (env ENGRAM_LISTEN_ADDR, default 127.0.0.1:8080)")
+    .action(async (opts: { listenAddr?: string }) => {
+      const { serve, StartupError } = await import("../app.js");
+      const { sharedLocalEmbedder } = await import("../embed/index.js");
+      let running: Awaited<ReturnType<typeof serve>>;
+      try {
+        running = await serve({ listenAddr: opts.listenAddr });
+      } catch (err) {
+        if (err instanceof StartupError) throw usageError(err.message);
+        throw err;
+      }
+      // Load the model before the first request pays for it.
+      if (running.engram.deps.embedder === sharedLocalEmbedder()) await sharedLocalEmbedder().warmUp();
+      const stop = async () => {
+        await running.close();
+        process.exit(EXIT.ok);
+      };
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+    });
+}

@@ -1,0 +1,224 @@
+import { create } from "@bufbuild/protobuf";
+import { FieldMaskSchema } from "@bufbuild/protobuf/wkt";
+import type { Command } from "commander";
+import { argError } from "../argerror/index.js";
+import {
+  CitationSchema,
+  DeleteMemoryRequestSchema,
+  DeleteMemoryResponseSchema,
+  ScheduleMemoryRequestSchema,
+  ScheduleMemoryResponseSchema,
+  StoreMemoryRequestSchema,
+  StoreMemoryResponseSchema,
+  SupersedeMemoryRequestSchema,
+  SupersedeMemoryResponseSchema,
+  UpdateMemoryRequestSchema,
+  UpdateMemoryResponseSchema,
+  type Citation,
+} from "../gen/engram/v1/engram_pb.js";
+import { addClientFlags, resolveClient, type ClientFlagValues } from "./client-flags.js";
+import { usageError } from "./failure.js";
+import { collectList } from "./list-values.js";
+import { emit } from "./output.js";
+import { callEngram } from "./rpc.js";
+import { memoryTable } from "./text.js";
+
+/**
+ * Writes: store, schedule, supersede, update, delete. Record fields are the
+ * server's to validate (it answers with an envelope naming the field), so a
+ * missing --content or --source is reported exactly as the MCP lane reports it.
+ */
+
+type RecordFlags = {
+  content?: string;
+  scope?: string;
+  source?: string;
+  category?: string;
+  tags?: string[];
+  repo?: string;
+  workspace?: string;
+  worktree?: string;
+  baseDir?: string;
+  summary?: string;
+  citation?: string[];
+  idempotencyKey?: string;
+};
+
+function addRecordFlags(cmd: Command): Command {
+  return cmd
+    .option("--content <text>", "the record text (required)")
+    .option("--scope <scope>", "the scope to write into, e.g. repo:github.com/acme/api (required)")
+    .option("--source <source>", "user-said or agent-inferred (required)")
+    .option("--category <category>", "decision, preference, convention or gotcha (required)")
+    .option("--tags <list>", "tags (repeat or comma-separate)", collectList)
+    .option("--repo <repo>", "repository the record is about")
+    .option("--workspace <workspace>", "workspace the record is about")
+    .option("--worktree <path>", "worktree path the record is about")
+    .option("--base-dir <path>", "base directory the record is about")
+    .option("--summary <text>", "one-line summary")
+    .option(
+      "--citation <json>",
+      'a source anchor as a JSON object, e.g. {"kind":"file","ref":"src/a.ts","locator":"10-20"} (repeatable)',
+      (v: string, prev: string[] | undefined) => [...(prev ?? []), v],
+    )
+    .option("--idempotency-key <key>", "retrying with the same key and content replays the first write");
+}
+
+const CITATION_KEYS = ["kind", "ref", "locator", "pin", "excerpt"] as const;
+const CITATION_FORMAT =
+  'each --citation must be a JSON object whose only keys are kind, ref, locator, pin and excerpt, all strings';
+
+function parseCitations(raw: readonly string[] | undefined): Citation[] {
+  return (raw ?? []).map((text, i) => {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      value = undefined;
+    }
+    const ok =
+      typeof value === "object" &&
+      value !== null &&
+      !Array.isArray(value) &&
+      Object.entries(value).every(([k, v]) => (CITATION_KEYS as readonly string[]).includes(k) && typeof v === "string");
+    if (!ok) throw usageError(argError(`citations[${i}]`, "format", CITATION_FORMAT).message);
+    return create(CitationSchema, value as Partial<Record<(typeof CITATION_KEYS)[number], string>>);
+  });
+}
+
+function recordFields(o: RecordFlags) {
+  return {
+    content: o.content ?? "",
+    scope: o.scope ?? "",
+    source: o.source ?? "",
+    category: o.category ?? "",
+    tags: o.tags ?? [],
+    repo: o.repo ?? "",
+    workspace: o.workspace ?? "",
+    worktree: o.worktree ?? "",
+    baseDir: o.baseDir ?? "",
+    summary: o.summary ?? "",
+    citations: parseCitations(o.citation),
+    idempotencyKey: o.idempotencyKey ?? "",
+  };
+}
+
+export function registerWriteCommands(program: Command): void {
+  const store = program
+    .command("store")
+    .summary("write one record")
+    .description("Write one record (StoreMemory).");
+  addRecordFlags(store);
+  addClientFlags(store).action(async (o: ClientFlagValues & RecordFlags, cmd: Command) => {
+    const fields = recordFields(o);
+    const settings = resolveClient(o, cmd);
+    const req = create(StoreMemoryRequestSchema, fields);
+    const res = await callEngram(settings, (c, opts) => c.storeMemory(req, opts));
+    emit(settings.output, StoreMemoryResponseSchema, res, () => `stored ${res.shortId}  ${res.id}`);
+  });
+
+  const schedule = program
+    .command("schedule")
+    .summary("write one record with a recall window")
+    .description("Write one record that is recalled only inside [--not-before, --not-after) (ScheduleMemory).");
+  addRecordFlags(schedule);
+  schedule
+    .option("--not-before <rfc3339>", "recall the record from this instant on")
+    .option("--not-after <rfc3339>", "stop recalling the record at this instant; must be in the future");
+  addClientFlags(schedule).action(
+    async (o: ClientFlagValues & RecordFlags & { notBefore?: string; notAfter?: string }, cmd: Command) => {
+      const fields = recordFields(o);
+      const settings = resolveClient(o, cmd);
+      const req = create(ScheduleMemoryRequestSchema, {
+        ...fields,
+        notBefore: o.notBefore ?? "",
+        notAfter: o.notAfter ?? "",
+      });
+      const res = await callEngram(settings, (c, opts) => c.scheduleMemory(req, opts));
+      emit(settings.output, ScheduleMemoryResponseSchema, res, () => `stored ${res.shortId}  ${res.id}`);
+    },
+  );
+
+  const supersede = program
+    .command("supersede")
+    .summary("replace records with one correcting record")
+    .description(
+      "Write one new record that supersedes every --supersedes target; targets stay fetchable by id but leave recall (SupersedeMemory).",
+    );
+  addRecordFlags(supersede);
+  supersede
+    .option("--supersedes <list>", "UUID or short id of a record being replaced (required; repeat or comma-separate)", collectList)
+    .option("--validate-only", "check everything and report the targets, write nothing");
+  addClientFlags(supersede).action(
+    async (o: ClientFlagValues & RecordFlags & { supersedes?: string[]; validateOnly?: boolean }, cmd: Command) => {
+      const fields = recordFields(o);
+      const settings = resolveClient(o, cmd);
+      const req = create(SupersedeMemoryRequestSchema, {
+        ...fields,
+        supersedes: o.supersedes ?? [],
+        validateOnly: o.validateOnly ?? false,
+      });
+      const res = await callEngram(settings, (c, opts) => c.supersedeMemory(req, opts));
+      emit(settings.output, SupersedeMemoryResponseSchema, res, () =>
+        res.validated
+          ? `validated: would supersede ${res.supersedes.join(", ")}\n` + memoryTable(res.targets, { score: false, now: new Date() })
+          : `stored ${res.shortId}  ${res.id}  superseding ${(o.supersedes ?? []).join(", ")}`,
+      );
+    },
+  );
+
+  const update = program
+    .command("update")
+    .summary("change fields of one record")
+    .description(
+      "Change the fields given as flags and leave the rest alone; the update_mask is built from the flags present (UpdateMemory).",
+    )
+    .argument("<id>", "UUID or short id")
+    .option("--content <text>", "new record text")
+    .option("--tags <list>", 'new tag set, replacing the old one (repeat or comma-separate; --tags "" clears)', collectList)
+    .option("--summary <text>", 'new one-line summary (--summary "" clears)')
+    .option("--shared", "make the record readable by every caller")
+    .option("--private", "make the record readable by its owner only");
+  addClientFlags(update).action(
+    async (
+      id: string,
+      o: ClientFlagValues & { content?: string; tags?: string[]; summary?: string; shared?: boolean; private?: boolean },
+      cmd: Command,
+    ) => {
+      if (o.shared && o.private) throw usageError("--shared and --private cannot be combined");
+      const paths: string[] = [];
+      if (o.content !== undefined) paths.push("content");
+      if (o.shared || o.private) paths.push("shared");
+      if (o.tags !== undefined) paths.push("tags");
+      if (o.summary !== undefined) paths.push("summary");
+      if (paths.length === 0) {
+        throw usageError(
+          argError("update_mask", "required", "update needs at least one of --content, --tags, --summary, --shared or --private").message,
+        );
+      }
+      const settings = resolveClient(o, cmd);
+      const req = create(UpdateMemoryRequestSchema, {
+        id,
+        content: o.content ?? "",
+        shared: o.shared ?? false,
+        tags: o.tags ?? [],
+        summary: o.summary ?? "",
+        updateMask: create(FieldMaskSchema, { paths }),
+      });
+      const res = await callEngram(settings, (c, opts) => c.updateMemory(req, opts));
+      emit(settings.output, UpdateMemoryResponseSchema, res, () => `updated ${res.shortId}  ${res.id}`);
+    },
+  );
+
+  const del = program
+    .command("delete")
+    .summary("delete one record")
+    .description("Delete one of the caller's records for good (DeleteMemory); archive is the reversible alternative.")
+    .argument("<id>", "UUID or short id");
+  addClientFlags(del).action(async (id: string, o: ClientFlagValues, cmd: Command) => {
+    const settings = resolveClient(o, cmd);
+    const req = create(DeleteMemoryRequestSchema, { id });
+    const res = await callEngram(settings, (c, opts) => c.deleteMemory(req, opts));
+    emit(settings.output, DeleteMemoryResponseSchema, res, () => `deleted ${id}`);
+  });
+}

@@ -1,0 +1,474 @@
+/**
+ * Exit statuses of the real `engram` binary, run as child processes against a
+ * real server, a server with a tiny response budget, a server with bearer
+ * tokens, a dead port and a server that accepts connections but never answers.
+ *
+ * The rows are a table with a pinned count and unique names, so a row cannot
+ * silently disappear, and the statuses they cover are compared with the exit
+ * table in src/argerror.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EXIT, EXIT_TABLE, ruleError } from "../src/argerror/index.js";
+import { startTestServer, type TestServer } from "./helpers/engram-server.js";
+
+const REPO = fileURLToPath(new URL("..", import.meta.url));
+
+type Run = { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string };
+
+/** The child sees none of the parent's ENGRAM_* settings, only what the row gives it. */
+function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (!k.startsWith("ENGRAM_") && k !== "NODE_OPTIONS") env[k] = v;
+  }
+  return { ...env, ...extra };
+}
+
+/** Async on purpose: the servers live in this process and must keep answering while the child runs. */
+function runEngram(args: readonly string[], env: Record<string, string> = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["bin/engram.js", ...args], {
+      cwd: REPO,
+      env: childEnv(env),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    child.on("error", reject);
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
+
+/** A TCP listener that accepts every connection and never writes a byte. */
+async function startHungServer() {
+  const sockets = new Set<net.Socket>();
+  let connections = 0;
+  const server = net.createServer((socket) => {
+    connections++;
+    sockets.add(socket);
+    socket.on("error", () => {});
+    socket.on("close", () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as net.AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    connections: () => connections,
+    async close() {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+type Hung = Awaited<ReturnType<typeof startHungServer>>;
+
+/**
+ * Where a row points --server:
+ * - server: an anonymous real server; auth: one with ENGRAM_AUTH_TOKENS;
+ *   budget: one whose reads may return at most 200 bytes;
+ * - dead: a port nothing listens on; hung: accepts and never answers;
+ * - untouched: a hung server no row may ever reach (proves "no dial");
+ * - none: no --server at all.
+ */
+type Target = "server" | "auth" | "budget" | "dead" | "hung" | "untouched" | "none";
+
+type Row = {
+  name: string;
+  args: string[];
+  target: Target;
+  /** Pass the URL as ENGRAM_SERVER_URL instead of --server. */
+  viaEnv?: boolean;
+  env?: Record<string, string>;
+  exit: number;
+  /** A line stderr must contain exactly. */
+  stderrLine?: string;
+  /** A fragment stderr must contain. */
+  stderrHas?: string;
+};
+
+const OVERSIZED = "x".repeat(70_000);
+const RECORD = ["--source", "user-said", "--category", "convention"];
+
+const ROWS: Row[] = [
+  // 0: success
+  { name: "a bare engram prints its catalog", args: [], target: "none", exit: EXIT.ok },
+  { name: "--version prints the version", args: ["--version"], target: "none", exit: EXIT.ok },
+  { name: "help for a verb is a success", args: ["help", "search"], target: "none", exit: EXIT.ok },
+  { name: "completion bash prints a script", args: ["completion", "bash"], target: "none", exit: EXIT.ok },
+  { name: "list of an empty scope succeeds", args: ["list", "--scope", "nobody-home"], target: "server", exit: EXIT.ok },
+  {
+    name: "list reads the server from ENGRAM_SERVER_URL",
+    args: ["list", "--scope", "nobody-home"],
+    target: "server",
+    viaEnv: true,
+    exit: EXIT.ok,
+  },
+  {
+    name: "store with every required field succeeds",
+    args: ["store", "--content", "the build uses pnpm", "--scope", "exit-ok", ...RECORD],
+    target: "server",
+    exit: EXIT.ok,
+  },
+  {
+    name: "the right token from --token-file is accepted",
+    args: ["list", "--scope", "s", "--token-file", "{goodTokenFile}"],
+    target: "auth",
+    exit: EXIT.ok,
+  },
+  {
+    name: "ENGRAM_TOKEN wins over --token-file",
+    args: ["list", "--scope", "s", "--token-file", "{wrongTokenFile}"],
+    target: "auth",
+    env: { ENGRAM_TOKEN: "tok-a" },
+    exit: EXIT.ok,
+  },
+
+  // 1: unclassified
+  {
+    name: "a mistyped verb is exit 1 with a suggestion",
+    args: ["serch", "--query", "x"],
+    target: "none",
+    exit: EXIT.unclassified,
+    stderrHas: "engram: unknown command 'serch'",
+  },
+  {
+    name: "reusing an idempotency key with different content is exit 1",
+    args: ["store", "--content", "second text", "--scope", "idem", ...RECORD, "--idempotency-key", "k-conflict"],
+    target: "server",
+    exit: EXIT.unclassified,
+  },
+
+  // 2: usage and validation
+  {
+    name: "store of 70000 bytes of content is rejected by the server with the too_long envelope",
+    args: ["store", "--content", OVERSIZED, "--scope", "s", ...RECORD],
+    target: "server",
+    exit: EXIT.usage,
+    stderrLine: "field=content hint=too_long: content too large: 70000 bytes (max 65536)",
+  },
+  {
+    name: "list with --limit 1001 is rejected by the server as out_of_range",
+    args: ["list", "--scope", "s", "--limit", "1001"],
+    target: "server",
+    exit: EXIT.usage,
+    stderrLine: "field=limit hint=out_of_range: limit exceeds the maximum of 1000",
+  },
+  {
+    name: "search with --k 1001 is rejected by the server as out_of_range",
+    args: ["search", "--query", "x", "--scope", "s", "--k", "1001"],
+    target: "server",
+    exit: EXIT.usage,
+    stderrHas: "field=k hint=out_of_range:",
+  },
+  {
+    name: "store without --source gets the server's required envelope",
+    args: ["store", "--content", "x", "--scope", "s", "--category", "gotcha"],
+    target: "server",
+    exit: EXIT.usage,
+    stderrLine: "field=source hint=required: source is required",
+  },
+  {
+    name: "schedule with neither window bound is rejected with the schedule-window rule envelope",
+    args: ["schedule", "--content", "x", "--scope", "s", ...RECORD],
+    target: "server",
+    exit: EXIT.usage,
+    stderrLine: ruleError("schedule-window-at-least-one-bound").message,
+  },
+  {
+    name: "a missing --server is a usage error",
+    args: ["list", "--scope", "s"],
+    target: "none",
+    exit: EXIT.usage,
+    stderrLine: "engram: --server or ENGRAM_SERVER_URL is required",
+  },
+  {
+    name: "a --server that is not an http URL is a usage error",
+    args: ["list", "--scope", "s", "--server", "127.0.0.1:8080"],
+    target: "none",
+    exit: EXIT.usage,
+  },
+  {
+    name: "an --output other than json or text is a usage error",
+    args: ["list", "--scope", "s", "--output", "yaml"],
+    target: "untouched",
+    exit: EXIT.usage,
+  },
+  {
+    name: "--timeout 0 is refused before dialing",
+    args: ["list", "--scope", "s", "--timeout", "0"],
+    target: "untouched",
+    exit: EXIT.usage,
+    stderrLine: "engram: --timeout must be a positive duration such as 500ms, 30s or 2m",
+  },
+  {
+    name: "a negative --timeout is refused before dialing",
+    args: ["get", "abc", "--timeout", "-5s"],
+    target: "untouched",
+    exit: EXIT.usage,
+  },
+  {
+    name: "a --timeout without a unit is refused before dialing",
+    args: ["get", "abc", "--timeout", "30"],
+    target: "untouched",
+    exit: EXIT.usage,
+  },
+  {
+    name: "a --timeout longer than a timer can wait is refused before dialing",
+    args: ["get", "abc", "--timeout", "700h"],
+    target: "untouched",
+    exit: EXIT.usage,
+    stderrLine: "engram: --timeout must be at most 596h",
+  },
+  {
+    name: "a malformed ENGRAM_TIMEOUT is refused before dialing",
+    args: ["get", "abc"],
+    target: "untouched",
+    env: { ENGRAM_TIMEOUT: "soon" },
+    exit: EXIT.usage,
+    stderrLine: "engram: ENGRAM_TIMEOUT must be a positive duration such as 500ms, 30s or 2m",
+  },
+  {
+    name: "an unknown flag is a usage error",
+    args: ["list", "--scope", "s", "--bogus"],
+    target: "untouched",
+    exit: EXIT.usage,
+    stderrLine: "engram: unknown option '--bogus'",
+  },
+  {
+    name: "get without an id is a usage error",
+    args: ["get"],
+    target: "untouched",
+    exit: EXIT.usage,
+  },
+  {
+    name: "--scope with --cross-spine is refused with the mutually_exclusive envelope",
+    args: ["search", "--query", "x", "--scope", "s", "--cross-spine"],
+    target: "untouched",
+    exit: EXIT.usage,
+    stderrLine:
+      "engram: field=scope,cross_spine hint=mutually_exclusive: scope and cross_spine cannot be combined; cross_spine already spans every scope the caller may read",
+  },
+  {
+    name: "list with neither --scope nor --cross-spine is refused with the conditional rule envelope",
+    args: ["list"],
+    target: "untouched",
+    exit: EXIT.usage,
+    stderrLine: "engram: field=scope,cross_spine hint=conditional_required: scope is required unless cross_spine is true",
+  },
+  {
+    name: "two of the paging flags are refused with the paging-trio envelope",
+    args: ["list", "--scope", "s", "--offset", "0", "--page-token", "abc"],
+    target: "untouched",
+    exit: EXIT.usage,
+    stderrLine:
+      "engram: field=cursor_mode,offset,page_token hint=mutually_exclusive: cursor_mode, offset, and page_token are mutually exclusive",
+  },
+  {
+    name: "update with no field flag is refused before dialing",
+    args: ["update", "abc"],
+    target: "untouched",
+    exit: EXIT.usage,
+    stderrHas: "engram: field=update_mask hint=required:",
+  },
+  {
+    name: "a --citation that is not a JSON object is refused before dialing",
+    args: ["store", "--content", "x", "--scope", "s", ...RECORD, "--citation", "file:a.ts"],
+    target: "untouched",
+    exit: EXIT.usage,
+    stderrHas: "engram: field=citations[0] hint=format:",
+  },
+
+  // 3: authentication
+  {
+    name: "a wrong ENGRAM_TOKEN is unauthenticated",
+    args: ["list", "--scope", "s"],
+    target: "auth",
+    env: { ENGRAM_TOKEN: "not-the-token" },
+    exit: EXIT.auth,
+  },
+  {
+    name: "a wrong token in --token-file is unauthenticated",
+    args: ["get", "abc", "--token-file", "{wrongTokenFile}"],
+    target: "auth",
+    exit: EXIT.auth,
+  },
+  { name: "no token against a server with tokens is unauthenticated", args: ["list", "--scope", "s"], target: "auth", exit: EXIT.auth },
+
+  // 4: not found
+  {
+    name: "get of a missing id is not found",
+    args: ["get", "ZZZZZZZZZZ"],
+    target: "server",
+    exit: EXIT.not_found,
+    stderrLine: "not found: ZZZZZZZZZZ",
+  },
+  {
+    name: "supersede of a missing target is not found",
+    args: ["supersede", "--content", "x", "--scope", "s", ...RECORD, "--supersedes", "ZZZZZZZZZZ"],
+    target: "server",
+    exit: EXIT.not_found,
+    stderrLine: "not found: ZZZZZZZZZZ",
+  },
+  { name: "delete of a missing id is not found", args: ["delete", "ZZZZZZZZZZ"], target: "server", exit: EXIT.not_found },
+
+  // 5: unavailable
+  { name: "list against a dead port is unavailable", args: ["list", "--scope", "s"], target: "dead", exit: EXIT.unavailable },
+  { name: "get against a dead port is unavailable", args: ["get", "abc"], target: "dead", exit: EXIT.unavailable },
+
+  // 6: deadline exceeded
+  {
+    name: "a hung server with --timeout 300ms is deadline_exceeded",
+    args: ["list", "--scope", "s", "--timeout", "300ms"],
+    target: "hung",
+    exit: EXIT.timeout,
+  },
+  {
+    name: "a hung server with ENGRAM_TIMEOUT=300ms is deadline_exceeded",
+    args: ["get", "abc"],
+    target: "hung",
+    env: { ENGRAM_TIMEOUT: "300ms" },
+    exit: EXIT.timeout,
+  },
+
+  // 10: response too large
+  {
+    name: "a list larger than the server's response budget is resource_exhausted",
+    args: ["list", "--scope", "big"],
+    target: "budget",
+    exit: EXIT.too_large,
+    stderrHas: "field=response hint=response_too_large:",
+  },
+];
+
+/** Pinned so a deleted row fails the suite instead of shrinking it. */
+const EXPECTED_ROW_COUNT = 42;
+
+/** Statuses no row can produce yet, and the command that will. */
+const PENDING_ROWS: { name: string; exit: number; waitsFor: string }[] = [
+  {
+    name: "spine-review verify --fail-on broken with a broken citation exits 7",
+    exit: EXIT.findings,
+    waitsFor: "the spine-review operator verbs",
+  },
+];
+
+// Every row is a real child process; on a loaded two-core machine they can be slow.
+describe("engram exit statuses", { timeout: 180_000 }, () => {
+  let server: TestServer;
+  let auth: TestServer;
+  let budget: TestServer;
+  let hung: Hung;
+  let untouched: Hung;
+  let tmp: string;
+  const placeholders: Record<string, string> = {};
+
+  beforeAll(async () => {
+    [server, auth, budget, hung, untouched] = await Promise.all([
+      startTestServer(),
+      startTestServer({ env: { ENGRAM_AUTH_TOKENS: "alice=tok-a" } }),
+      startTestServer({ env: { ENGRAM_RESPONSE_BUDGET_BYTES: "200" } }),
+      startHungServer(),
+      startHungServer(),
+    ]);
+    tmp = mkdtempSync(join(tmpdir(), "engram-cli-"));
+    placeholders.goodTokenFile = join(tmp, "good-token");
+    placeholders.wrongTokenFile = join(tmp, "wrong-token");
+    writeFileSync(placeholders.goodTokenFile, "tok-a\n");
+    writeFileSync(placeholders.wrongTokenFile, "tok-wrong\n");
+
+    await server.client().storeMemory({
+      content: "first text",
+      scope: "idem",
+      source: "user-said",
+      category: "convention",
+      idempotencyKey: "k-conflict",
+    });
+    const budgetClient = budget.client();
+    for (let i = 0; i < 3; i++) {
+      await budgetClient.storeMemory({
+        content: `record number ${i} with enough words to fill a compact row`,
+        scope: "big",
+        source: "user-said",
+        category: "convention",
+      });
+    }
+  });
+
+  afterAll(async () => {
+    await Promise.all([server?.close(), auth?.close(), budget?.close(), hung?.close(), untouched?.close()]);
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  });
+
+  function urlOf(target: Target): string | undefined {
+    switch (target) {
+      case "server":
+        return server.url;
+      case "auth":
+        return auth.url;
+      case "budget":
+        return budget.url;
+      case "dead":
+        return "http://127.0.0.1:1";
+      case "hung":
+        return hung.url;
+      case "untouched":
+        return untouched.url;
+      case "none":
+        return undefined;
+    }
+  }
+
+  it("has the pinned number of rows, each with a unique name", () => {
+    expect(ROWS).toHaveLength(EXPECTED_ROW_COUNT);
+    expect(new Set(ROWS.map((r) => r.name)).size).toBe(ROWS.length);
+  });
+
+  it("covers every exit status in the table except the pending ones", () => {
+    const covered = new Set(ROWS.map((r) => r.exit));
+    const pending = new Set(PENDING_ROWS.map((r) => r.exit));
+    const all = Object.values(EXIT_TABLE).map((r) => r.code);
+    expect([...covered].sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 10]);
+    expect([...pending]).toEqual([7]);
+    expect([...covered, ...pending].sort((a, b) => a - b)).toEqual([...all].sort((a, b) => a - b));
+  });
+
+  for (const p of PENDING_ROWS) it.todo(`${p.name} (waits for ${p.waitsFor})`);
+
+  it.concurrent.for(ROWS)("$name", async (row, { expect }) => {
+    const url = urlOf(row.target);
+    const args = row.args.map((a) => a.replace(/^\{(\w+)\}$/, (_, key: string) => placeholders[key] ?? a));
+    const env = { ...row.env };
+    if (url !== undefined) {
+      if (row.viaEnv) env.ENGRAM_SERVER_URL = url;
+      else args.push("--server", url);
+    }
+    const run = await runEngram(args, env);
+
+    expect({ code: run.code, stderr: run.stderr }).toMatchObject({ code: row.exit });
+    if (row.exit === EXIT.ok) {
+      expect(run.stderr).toBe("");
+    } else {
+      expect(run.stdout).toBe("");
+      expect(run.stderr).not.toBe("");
+    }
+    if (row.stderrLine !== undefined) expect(run.stderr.split("\n")).toContain(row.stderrLine);
+    if (row.stderrHas !== undefined) expect(run.stderr).toContain(row.stderrHas);
+    // No row may open a connection to the untouched listener: every refusal above happens before dialing.
+    expect(untouched.connections()).toBe(0);
+  });
+
+  it("never lets a refused invocation reach the untouched listener", async () => {
+    const run = await runEngram(["list", "--scope", "s", "--timeout", "0", "--server", untouched.url]);
+    expect(run.code).toBe(EXIT.usage);
+    expect(untouched.connections()).toBe(0);
+  });
+});
