@@ -69,6 +69,7 @@ export async function serve(opts: ServeOptions = {}): Promise<{ server: RunningS
     log: (line) => log.info(String(line.msg ?? "server"), line),
   });
   await reportMigrations(engram, log);
+  await engram.deps.store.warm();
   log.info("engram listening", { url: server.url, store: engram.deps.store.kind, embedder: identityKey(engram.deps.embedder.identity) });
   return {
     server,

@@ -1,0 +1,54 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import type { Core } from "../core/index.js";
+import { subjectOf, type AnyRequest, type AnyResponse, type Handler } from "../server.js";
+import { createMcpServer } from "./server.js";
+
+function sendJsonRpcError(res: AnyResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+  const body = JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null });
+  (res as ServerResponse).writeHead(status, {
+    "content-type": "application/json",
+    "content-length": String(Buffer.byteLength(body)),
+    ...headers,
+  });
+  res.end(body);
+}
+
+/**
+ * The Streamable HTTP lane, for startServer's `mcp` option. Stateless: every
+ * POST gets its own McpServer (bound to the subject the listener
+ * authenticated) and its own transport, answering in plain JSON. There is no
+ * session to resume, so GET (a standalone event stream) and DELETE (ending a
+ * session) are answered 405, which MCP clients accept.
+ */
+export function mcpHttpHandler(core: Core): Handler {
+  return (req: AnyRequest, res: AnyResponse): void => {
+    const subject = subjectOf(req);
+    if (subject === undefined) {
+      // The listener authenticates before calling; without a subject, fail closed.
+      sendJsonRpcError(res, 401, "unauthorized");
+      return;
+    }
+    if (req.method !== "POST") {
+      sendJsonRpcError(res, 405, "Method not allowed.", { allow: "POST" });
+      return;
+    }
+    const server = createMcpServer(core, subject);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.once("close", () => {
+      void transport.close();
+      void server.close();
+    });
+    server
+      .connect(transport)
+      // The transport converts the Node request to a web Request; that path
+      // also accepts HTTP/2 compatibility requests, whose shape differs only
+      // in the types.
+      .then(() => transport.handleRequest(req as IncomingMessage, res as ServerResponse))
+      .catch((err: unknown) => {
+        core.deps.log.error("mcp request failed", { error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
+        if (!res.headersSent) sendJsonRpcError(res, 500, "internal error");
+        else res.destroy();
+      });
+  };
+}
