@@ -25,3 +25,5 @@ export type { ListRulesResult, RuleView } from "./rules.js";
 export type { RelatedResult, RelatedEdge } from "./related-memories.js";
 export type { ListTagsResult } from "./list-tags.js";
 export type { MigrateStatus } from "./migrate-status.js";
+export { CITATION_KINDS } from "./validate.js";
+export { DISCOVERY_KINDS, DISCOVERY_PREFIX } from "./store-discovery.js";

@@ -3,7 +3,7 @@ import type { CitationArg, RecallFilterArgs, StoreArgs } from "./args.js";
 import { byteLength } from "./bytes.js";
 import type { Limits } from "./limits.js";
 
-const CITATION_KINDS = ["file", "commit", "url", "repo"] as const;
+export const CITATION_KINDS = ["file", "commit", "url", "repo"] as const;
 
 export function requireString(field: string, value: string | undefined, detail = `${field} is required`): string {
   if (value === undefined || value.trim() === "") throw argError(field, "required", detail);
@@ -13,6 +13,7 @@ export function requireString(field: string, value: string | undefined, detail =
 /** Zero means "use the default"; above the maximum is rejected, never clamped. */
 export function checkCount(field: string, value: number | undefined, limits: Limits): number {
   const n = value ?? 0;
+  if (!Number.isInteger(n) || n < 0) throw argError(field, "format", `${field} must be a non-negative integer`);
   if (n > limits.maxRecall) {
     throw argError(field, "out_of_range", `${field} exceeds the maximum of ${limits.maxRecall}`, { max: limits.maxRecall });
   }

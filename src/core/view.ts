@@ -103,5 +103,11 @@ export function compactView(r: MemoryRecord, maxChars: number, score?: number): 
   if (r.summary_source) v.summary_source = r.summary_source;
   if (truncated) v.truncated = true;
   if (score !== undefined) v.score = score;
+  // Lifecycle stamps stay on compact rows so a reader relaxing the recall
+  // gate (include_archived …) can still tell which rows it relaxed.
+  if (r.superseded_by) v.superseded_by = r.superseded_by;
+  if (r.not_before !== undefined) v.not_before = unixToRfc3339(r.not_before);
+  if (r.not_after !== undefined) v.not_after = unixToRfc3339(r.not_after);
+  if (r.archived_at) v.archived_at = r.archived_at;
   return v;
 }
