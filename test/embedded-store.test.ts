@@ -21,9 +21,15 @@ function rec(i: number): MemoryRecord {
   };
 }
 
+/** A pseudo-random vector per record number (seeded, so every run sees the same data). */
 function vec(i: number): Float32Array {
+  let seed = (i + 1) * 2654435761;
   const v = new Float32Array(DIM);
-  for (let d = 0; d < DIM; d++) v[d] = Math.sin(i * 0.37 + d * 1.3);
+  for (let d = 0; d < DIM; d++) {
+    seed = (seed ^ (seed >>> 15)) * 2246822519;
+    seed = (seed ^ (seed >>> 13)) * 3266489917;
+    v[d] = ((seed ^ (seed >>> 16)) >>> 0) / 4294967296 - 0.5;
+  }
   return v;
 }
 

@@ -23,8 +23,12 @@ export async function searchMemories(deps: CoreDeps, subject: Subject, a: Search
   const scope = effectiveScope(a);
   const q = recallQuery(deps, subject, a, scope);
   const vector = await deps.embedder.embedQuery(query);
-  const hits = rerank(query, await deps.store.search(q, vector, query, candidateK(k)), k);
-  const lifted = rerank(query, await deps.store.search(liftedQuery(q), vector, query, candidateK(k)), k);
+  const visible = await deps.store.search(q, vector, query, candidateK(k));
+  const hits = rerank(query, visible, k);
+  // What the gate hid: the top k with the gate lifted is the top k of the
+  // visible candidates plus the gated ones, so only gated records are searched again.
+  const gated = await deps.store.search({ ...liftedQuery(q), onlyGated: true }, vector, query, candidateK(k));
+  const lifted = rerank(query, [...visible, ...gated], k);
   const memories = hits.map((h) =>
     a.full ? fullView(h.record, h.score) : compactView(h.record, deps.limits.summaryMaxChars, h.score),
   );

@@ -14,6 +14,12 @@ import type { MigrationStore, VersionedRow, WriteOutcome } from "./migrations/mi
 import type { Payload } from "./migrations/step.js";
 import { VectorIndex } from "./vector-index.js";
 
+type ScopeStats = { byOwner: Map<string, number>; sharedByOwner: Map<string, number>; shared: number };
+
+function isGated(a: RecordAttrs): boolean {
+  return a.archived || a.superseded || a.notBefore !== null || a.notAfter !== null;
+}
+
 /** Records from which a freshly built index is saved at once rather than at close. */
 const SNAPSHOT_AT = 4096;
 
@@ -56,6 +62,10 @@ export class EmbeddedStore implements Store, MigrationStore {
   private readonly attrs = new Map<number, RecordAttrs>();
   private readonly ridById = new Map<string, number>();
   private readonly ridsByScope = new Map<string, Set<number>>();
+  /** Per scope: records per owner and shared records per owner, so scope counts cost O(scopes). */
+  private readonly scopeStats = new Map<string, ScopeStats>();
+  /** Records in some gated state (archived, superseded, windowed): what a lifted read can add. */
+  private readonly gatedRids = new Set<number>();
   /** Built on first use: operator verbs that never search never pay for it. */
   private index: VectorIndex | undefined;
   private indexDirty = false;
@@ -144,6 +154,8 @@ export class EmbeddedStore implements Store, MigrationStore {
     this.attrs.clear();
     this.ridById.clear();
     this.ridsByScope.clear();
+    this.scopeStats.clear();
+    this.gatedRids.clear();
     this.lastSeq = (this.db.prepare("SELECT coalesce(max(seq), 0) AS s FROM change_log").get() as { s: number }).s;
     const rows = this.db.prepare(`SELECT ${ATTR_COLUMNS} FROM records`).iterate() as Iterable<Row>;
     for (const row of rows) this.applyRow(row);
@@ -202,6 +214,8 @@ export class EmbeddedStore implements Store, MigrationStore {
     let set = this.ridsByScope.get(a.scope);
     if (!set) this.ridsByScope.set(a.scope, (set = new Set()));
     set.add(a.rid);
+    this.countScope(a, 1);
+    if (isGated(a)) this.gatedRids.add(a.rid);
   }
 
   private dropAttrs(rid: number): void {
@@ -212,6 +226,22 @@ export class EmbeddedStore implements Store, MigrationStore {
     const set = this.ridsByScope.get(a.scope);
     set?.delete(rid);
     if (set && set.size === 0) this.ridsByScope.delete(a.scope);
+    this.countScope(a, -1);
+    this.gatedRids.delete(rid);
+  }
+
+  private countScope(a: RecordAttrs, delta: number): void {
+    if (a.owner === null) return;
+    let st = this.scopeStats.get(a.scope);
+    if (!st) this.scopeStats.set(a.scope, (st = { byOwner: new Map(), sharedByOwner: new Map(), shared: 0 }));
+    st.byOwner.set(a.owner, (st.byOwner.get(a.owner) ?? 0) + delta);
+    if (a.visibility === "shared") {
+      st.shared += delta;
+      st.sharedByOwner.set(a.owner, (st.sharedByOwner.get(a.owner) ?? 0) + delta);
+    }
+    if (st.byOwner.get(a.owner) === 0) st.byOwner.delete(a.owner);
+    if (st.sharedByOwner.get(a.owner) === 0) st.sharedByOwner.delete(a.owner);
+    if (st.byOwner.size === 0) this.scopeStats.delete(a.scope);
   }
 
   private afterWrite(): void {
@@ -366,8 +396,11 @@ export class EmbeddedStore implements Store, MigrationStore {
   /** Candidate attrs for a query, narrowed by the scope index when one scope is named. */
   private candidates(q: RecordQuery): RecordAttrs[] {
     this.sync();
-    const pool: Iterable<number> =
-      q.scope !== undefined ? (this.ridsByScope.get(q.scope) ?? []) : this.attrs.keys();
+    const pool: Iterable<number> = q.onlyGated
+      ? this.gatedRids
+      : q.scope !== undefined
+        ? (this.ridsByScope.get(q.scope) ?? [])
+        : this.attrs.keys();
     const out: RecordAttrs[] = [];
     for (const rid of pool) {
       const a = this.attrs.get(rid)!;
@@ -401,7 +434,9 @@ export class EmbeddedStore implements Store, MigrationStore {
     // A named scope is usually a small slice of the store: hand the index the
     // exact candidate list instead of a predicate over everything.
     const filter =
-      query.scope !== undefined
+      query.onlyGated
+        ? { candidates: [...this.gatedRids].filter((rid) => matches(this.attrs.get(rid)!, query)) }
+        : query.scope !== undefined
         ? { candidates: [...(this.ridsByScope.get(query.scope) ?? [])].filter((rid) => matches(this.attrs.get(rid)!, query)) }
         : { allow: (rid: number) => { const a = this.attrs.get(rid); return !!a && matches(a, query); } };
     for (const hit of this.vectors().search(vector, candidates, filter)) scored.set(hit.key, hit.score);
@@ -416,7 +451,7 @@ export class EmbeddedStore implements Store, MigrationStore {
       for (const { rid } of rows) {
         if (taken >= candidates) break;
         const a = this.attrs.get(rid);
-        if (!a || !matches(a, query)) continue;
+        if (!a || !matches(a, query) || (query.onlyGated && !this.gatedRids.has(rid))) continue;
         taken++;
         if (!scored.has(rid)) {
           const v = await this.vectorOf(a.id);
@@ -426,7 +461,9 @@ export class EmbeddedStore implements Store, MigrationStore {
     }
     const rids = [...scored.keys()];
     const rows = rids.length === 0 ? [] : (this.db.prepare(`SELECT rid, payload FROM records WHERE rid IN (${rids.map(() => "?").join(",")})`).all(...rids) as { rid: number; payload: string }[]);
-    return rows.map((r) => ({ record: decodeRecord(r.payload), score: scored.get(r.rid)! }));
+    return rows
+      .map((r) => ({ record: decodeRecord(r.payload), score: scored.get(r.rid)! }))
+      .sort((x, y) => y.score - x.score || (x.record.id < y.record.id ? -1 : 1));
   }
 
   async tagCounts(query: RecordQuery): Promise<Map<string, number>> {
@@ -437,11 +474,14 @@ export class EmbeddedStore implements Store, MigrationStore {
 
   async listScopes(subject: Subject): Promise<{ scopes: { scope: string; count: number }[]; approximate: boolean }> {
     this.sync();
-    const counts = new Map<string, number>();
-    for (const a of this.attrs.values()) {
-      if (readable(a, { subject })) counts.set(a.scope, (counts.get(a.scope) ?? 0) + 1);
+    const scopes: { scope: string; count: number }[] = [];
+    for (const [scope, st] of this.scopeStats) {
+      // The same rule as readable(): own records, plus others' shared ones unless anonymous.
+      const own = st.byOwner.get(subject.anonymous ? "" : subject.owner) ?? 0;
+      const count = subject.anonymous ? own : own + st.shared - (st.sharedByOwner.get(subject.owner) ?? 0);
+      if (count > 0) scopes.push({ scope, count });
     }
-    const scopes = [...counts].map(([scope, count]) => ({ scope, count })).sort((x, y) => (x.scope < y.scope ? -1 : 1));
+    scopes.sort((x, y) => (x.scope < y.scope ? -1 : 1));
     return { scopes, approximate: false };
   }
 

@@ -26,6 +26,8 @@ export type RecordQuery = {
   /** Records citing this `kind\u0000ref` pair (see citationKey). */
   citation?: string;
   excludeIds?: readonly string[];
+  /** Only records in some gated state (archived, superseded, windowed); used with a lifted gate. */
+  onlyGated?: boolean;
   /** Only these record ids. */
   ids?: readonly string[];
   /** Operator verbs only: every record regardless of owner (they open the store directly). */

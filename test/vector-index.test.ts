@@ -1,0 +1,361 @@
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { VectorIndex, type VectorHit } from "../src/store/vector-index.js";
+
+// ---- deterministic synthetic embeddings --------------------------------------
+
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function gaussian(rand: () => number): number {
+  return Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
+}
+
+/** Unit vectors from clusters in a small latent space, blurred by isotropic noise. */
+function clustered(seed: number, dim: number, latent = 32, clusters = 1000): () => Float32Array {
+  const rand = mulberry32(seed);
+  const projection = Float64Array.from({ length: latent * dim }, () => gaussian(rand) / Math.sqrt(latent));
+  const centres = Float64Array.from({ length: clusters * latent }, () => gaussian(rand));
+  const z = new Float64Array(latent);
+  return () => {
+    const c = Math.floor(rand() * clusters);
+    // Overlapping clusters: true top-1 / top-10 cosines come out near 0.65 /
+    // 0.55, random pairs near 0, much like real sentence embeddings.
+    for (let l = 0; l < latent; l++) z[l] = centres[c * latent + l]! + 0.8 * gaussian(rand);
+    const v = new Float32Array(dim);
+    for (let d = 0; d < dim; d++) {
+      let x = 0.5 * gaussian(rand);
+      for (let l = 0; l < latent; l++) x += z[l]! * projection[l * dim + d]!;
+      v[d] = x;
+    }
+    return unit(v);
+  };
+}
+
+function randomVectors(seed: number, count: number, dim: number): Float32Array[] {
+  const rand = mulberry32(seed);
+  return Array.from({ length: count }, () => Float32Array.from({ length: dim }, () => gaussian(rand)));
+}
+
+function unit(v: Float32Array): Float32Array {
+  let n = 0;
+  for (const x of v) n += x * x;
+  n = Math.sqrt(n);
+  return v.map((x) => x / n);
+}
+
+const unitMemo = new WeakMap<Float32Array, Float32Array>();
+function unitCached(v: Float32Array): Float32Array {
+  let u = unitMemo.get(v);
+  if (u === undefined) unitMemo.set(v, (u = unit(v)));
+  return u;
+}
+
+/** The reference answer: every admitted vector scored in float64, fully sorted. */
+function bruteForce(
+  vectors: ReadonlyMap<number, Float32Array>,
+  query: Float32Array,
+  k: number,
+  allow: (key: number) => boolean = () => true,
+): VectorHit[] {
+  const q = unit(query);
+  const hits: VectorHit[] = [];
+  for (const [key, raw] of vectors) {
+    if (!allow(key)) continue;
+    const v = unitCached(raw);
+    let s = 0;
+    for (let i = 0; i < v.length; i++) s += v[i]! * q[i]!;
+    hits.push({ key, score: s });
+  }
+  hits.sort((a, b) => b.score - a.score || a.key - b.key);
+  return hits.slice(0, k);
+}
+
+function keysOf(hits: readonly VectorHit[]): number[] {
+  return hits.map((h) => h.key);
+}
+
+function expectSameHits(got: readonly VectorHit[], want: readonly VectorHit[]): void {
+  expect(keysOf(got)).toEqual(keysOf(want));
+  got.forEach((h, i) => expect(h.score).toBeCloseTo(want[i]!.score, 5));
+}
+
+function recallAt(got: readonly VectorHit[], want: readonly VectorHit[]): number {
+  const wanted = new Set(keysOf(want));
+  return got.filter((h) => wanted.has(h.key)).length / want.length;
+}
+
+function indexOf(vectors: ReadonlyMap<number, Float32Array>, dim: number, opts?: ConstructorParameters<typeof VectorIndex>[1]) {
+  const index = new VectorIndex(dim, opts);
+  for (const [key, v] of vectors) index.upsert(key, v);
+  return index;
+}
+
+const tempDirs: string[] = [];
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "engram-vector-index-"));
+  tempDirs.push(dir);
+  return dir;
+}
+afterAll(() => {
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+// ---- small sets: exact scan --------------------------------------------------------
+
+describe("a small vector index", () => {
+  const dim = 48;
+  const vectors = new Map<number, Float32Array>();
+  randomVectors(1, 600, dim).forEach((v, i) => vectors.set(i * 7 + 3, v)); // sparse, rowid-like keys
+  const queries = randomVectors(2, 25, dim);
+
+  it("returns exactly the brute-force top k", () => {
+    const index = indexOf(vectors, dim);
+    expect(index.size).toBe(600);
+    for (const q of queries) {
+      for (const k of [1, 8, 50]) expectSameHits(index.search(q, k), bruteForce(vectors, q, k));
+    }
+  });
+
+  it("returns exactly the brute-force top k among keys the filter admits", () => {
+    const index = indexOf(vectors, dim);
+    const allow = (key: number) => key % 3 === 0;
+    const candidates = [...vectors.keys()].filter((key) => key % 5 === 0);
+    for (const q of queries) {
+      expectSameHits(index.search(q, 10, { allow }), bruteForce(vectors, q, 10, allow));
+      expectSameHits(
+        index.search(q, 10, { candidates }),
+        bruteForce(vectors, q, 10, (key) => key % 5 === 0),
+      );
+      expectSameHits(
+        index.search(q, 10, { candidates, allow }),
+        bruteForce(vectors, q, 10, (key) => key % 15 === 0),
+      );
+    }
+  });
+
+  it("ignores unknown and repeated candidate keys", () => {
+    const index = indexOf(vectors, dim);
+    const hits = index.search(queries[0]!, 10, { candidates: [3, 3, 10, 3, 999_999, 17] });
+    expect(keysOf(hits).sort((a, b) => a - b)).toEqual([3, 10, 17]);
+  });
+
+  it("returns every admitted record, best first, when k exceeds what exists", () => {
+    const index = indexOf(vectors, dim);
+    const all = index.search(queries[0]!, 10_000);
+    expect(all).toHaveLength(600);
+    expectSameHits(all, bruteForce(vectors, queries[0]!, 600));
+    expect(index.search(queries[0]!, 8, { allow: (key) => key === 10 || key === 17 })).toHaveLength(2);
+    expect(index.search(queries[0]!, 8, { candidates: [] })).toEqual([]);
+    expect(index.search(queries[0]!, 0)).toEqual([]);
+  });
+
+  it("scores by cosine similarity whatever the input lengths", () => {
+    const index = new VectorIndex(2);
+    index.upsert(1, new Float32Array([3, 4]));
+    index.upsert(2, new Float32Array([0, -10]));
+    const hits = index.search(new Float32Array([100, 0]), 2);
+    expect(keysOf(hits)).toEqual([1, 2]);
+    expect(hits[0]!.score).toBeCloseTo(0.6, 6);
+    expect(hits[1]!.score).toBeCloseTo(0, 6);
+  });
+
+  it("breaks score ties by ascending key", () => {
+    const index = new VectorIndex(3);
+    for (const key of [42, 7, 19, 3]) index.upsert(key, new Float32Array([1, 1, 0]));
+    index.upsert(5, new Float32Array([0, 0, 1]));
+    expect(keysOf(index.search(new Float32Array([1, 0, 0]), 3))).toEqual([3, 7, 19]);
+  });
+
+  it("replaces the vector of a key that is upserted again", () => {
+    const index = indexOf(vectors, dim);
+    const q = queries[0]!;
+    const target = 3 + 7 * 500;
+    index.upsert(target, q);
+    expect(index.size).toBe(600);
+    expect(index.search(q, 1)).toEqual([{ key: target, score: expect.closeTo(1, 5) }]);
+    index.upsert(target, q.map((x) => -x));
+    expect(index.search(q, 600).at(-1)).toEqual({ key: target, score: expect.closeTo(-1, 5) });
+  });
+
+  it("forgets removed keys and can take them back", () => {
+    const index = indexOf(vectors, dim);
+    const q = queries[1]!;
+    const [first, second] = index.search(q, 2);
+    expect(index.remove(first!.key)).toBe(true);
+    expect(index.remove(first!.key)).toBe(false);
+    expect(index.has(first!.key)).toBe(false);
+    expect(index.size).toBe(599);
+    expect(index.search(q, 1)[0]!.key).toBe(second!.key);
+    expect(keysOf(index.search(q, 600))).not.toContain(first!.key);
+    index.upsert(first!.key, vectors.get(first!.key)!);
+    expect(index.search(q, 1)[0]!.key).toBe(first!.key);
+    expect([...index.keys()].sort((a, b) => a - b)).toEqual([...vectors.keys()].sort((a, b) => a - b));
+  });
+
+  it("rejects malformed keys, vectors, queries and k", () => {
+    const index = new VectorIndex(3);
+    expect(() => index.upsert(-1, new Float32Array([1, 0, 0]))).toThrow(RangeError);
+    expect(() => index.upsert(1.5, new Float32Array([1, 0, 0]))).toThrow(RangeError);
+    expect(() => index.upsert(1, new Float32Array([1, 0]))).toThrow(RangeError);
+    expect(() => index.upsert(1, new Float32Array([0, 0, 0]))).toThrow(RangeError);
+    expect(() => index.upsert(1, new Float32Array([NaN, 0, 0]))).toThrow(RangeError);
+    index.upsert(1, [1, 0, 0]);
+    expect(() => index.search(new Float32Array([1, 0]), 1)).toThrow(RangeError);
+    expect(() => index.search(new Float32Array([1, 0, 0]), -1)).toThrow(RangeError);
+    expect(() => new VectorIndex(0)).toThrow(RangeError);
+    expect(() => new VectorIndex(3, { efSearch: 0 })).toThrow(RangeError);
+  });
+
+  it("hands back the error a filter throws and stays usable", () => {
+    const index = indexOf(vectors, dim);
+    const boom = new Error("scope lookup failed");
+    expect(() => index.search(queries[0]!, 5, { allow: () => { throw boom; } })).toThrow(boom);
+    expect(index.search(queries[0]!, 5)).toHaveLength(5);
+  });
+
+  it("round-trips through save and load", () => {
+    const index = indexOf(vectors, dim);
+    index.remove(3 + 7 * 10);
+    const dir = tempDir();
+    index.save(dir);
+    const loaded = VectorIndex.load(dir, dim);
+    expect(loaded).toBeDefined();
+    expect(loaded!.size).toBe(599);
+    for (const q of queries) expect(loaded!.search(q, 20)).toEqual(index.search(q, 20));
+    // The freed slot is reusable after the load.
+    loaded!.upsert(5, queries[0]!);
+    expect(loaded!.search(queries[0]!, 1)[0]!.key).toBe(5);
+  });
+
+  it("loads nothing from a missing, foreign or damaged snapshot", () => {
+    const index = indexOf(vectors, dim);
+    const dir = tempDir();
+    expect(VectorIndex.load(join(dir, "absent"), dim)).toBeUndefined();
+    index.save(dir);
+    expect(VectorIndex.load(dir, dim + 1)).toBeUndefined();
+    const vectorsFile = readdirSync(dir).find((name) => name.startsWith("vectors-"))!;
+    writeFileSync(join(dir, vectorsFile), "truncated");
+    expect(VectorIndex.load(dir, dim)).toBeUndefined();
+  });
+
+  it("keeps only the newest snapshot's files after saving twice", () => {
+    const index = indexOf(vectors, dim);
+    const dir = tempDir();
+    index.save(dir);
+    index.remove(3);
+    index.save(dir);
+    expect(readdirSync(dir)).toHaveLength(2); // manifest + vectors, no graph below the threshold
+    expect(VectorIndex.load(dir, dim)!.has(3)).toBe(false);
+  });
+});
+
+// ---- a large set: the HNSW graph ---------------------------------------------------
+
+describe("a vector index over 20,000 clustered 512-d embeddings", () => {
+  const dim = 512;
+  const count = 20_000;
+  const vectors = new Map<number, Float32Array>();
+  const queries: Float32Array[] = [];
+  let index: VectorIndex;
+
+  beforeAll(() => {
+    const draw = clustered(11, dim);
+    for (let i = 0; i < count; i++) vectors.set(i * 3 + 1, draw());
+    for (let i = 0; i < 40; i++) queries.push(draw());
+    // A lighter build than the defaults keeps the suite quick; the recall
+    // bar below still has to be met.
+    index = indexOf(vectors, dim, { efConstruction: 64 });
+  });
+
+  it("finds at least 95% of the true top 10 through the graph", () => {
+    let recall = 0;
+    for (const q of queries) {
+      const hits = index.search(q, 10);
+      expect(hits).toHaveLength(10);
+      // Whatever the graph found is rescored exactly and sorted.
+      for (let i = 1; i < hits.length; i++) expect(hits[i - 1]!.score).toBeGreaterThanOrEqual(hits[i]!.score);
+      recall += recallAt(hits, bruteForce(vectors, q, 10));
+    }
+    expect(recall / queries.length).toBeGreaterThanOrEqual(0.95);
+  });
+
+  it("returns the true top k among keys when a filter admits 1% of them", () => {
+    const allow = (key: number) => key % 100 === 1; // 200 of 20,000
+    const candidates = [...vectors.keys()].filter(allow);
+    for (const q of queries.slice(0, 10)) {
+      const want = bruteForce(vectors, q, 8, allow);
+      expectSameHits(index.search(q, 8, { allow }), want);
+      expectSameHits(index.search(q, 8, { candidates }), want);
+    }
+  });
+
+  it("never returns fewer hits than exist when the graph walk is filtered", () => {
+    // A one-vector exact budget forces filtered searches onto the graph.
+    const dir = tempDir();
+    index.save(dir);
+    const graphOnly = VectorIndex.load(dir, dim, { exactBudget: 1 })!;
+    const scarce = (key: number) => key % 1000 === 1; // 20 admitted
+    for (const q of queries.slice(0, 5)) {
+      expectSameHits(graphOnly.search(q, 30, { allow: scarce }), bruteForce(vectors, q, 30, scarce));
+      const hits = graphOnly.search(q, 8, { allow: scarce });
+      expect(hits).toHaveLength(8);
+      expect(recallAt(hits, bruteForce(vectors, q, 8, scarce))).toBeGreaterThanOrEqual(0.75);
+      const half = (key: number) => key % 2 === 0;
+      const halfHits = graphOnly.search(q, 8, { allow: half });
+      expect(halfHits).toHaveLength(8);
+      expect(halfHits.every((h) => half(h.key))).toBe(true);
+    }
+  });
+
+  it("hands back the error a filter throws part-way through a large search", () => {
+    // Any walk that finds the nearest record must ask about it, so the
+    // failure surfaces mid-walk rather than in some up-front pass.
+    const nearest = bruteForce(vectors, queries[0]!, 1)[0]!.key;
+    const boom = new Error("recall gate failed");
+    const allow = (key: number) => {
+      if (key === nearest) throw boom;
+      return true;
+    };
+    expect(() => index.search(queries[0]!, 8, { allow })).toThrow(boom);
+    expect(index.search(queries[0]!, 8)).toHaveLength(8);
+  });
+
+  it("gives identical results after a save and load", () => {
+    const dir = tempDir();
+    index.save(dir);
+    const loaded = VectorIndex.load(dir, dim)!;
+    expect(loaded.size).toBe(count);
+    const tenth = (key: number) => key % 10 === 4;
+    for (const q of queries) {
+      expect(loaded.search(q, 10)).toEqual(index.search(q, 10));
+      expect(loaded.search(q, 10, { allow: tenth })).toEqual(index.search(q, 10, { allow: tenth }));
+    }
+  });
+
+  it("keeps the graph in step with upserts and removals", () => {
+    const q = queries[3]!;
+    const [top] = index.search(q, 1);
+    index.remove(top!.key);
+    expect(keysOf(index.search(q, 50))).not.toContain(top!.key);
+    const fresh = 1_000_000;
+    index.upsert(fresh, q);
+    expect(index.search(q, 1)).toEqual([{ key: fresh, score: expect.closeTo(1, 5) }]);
+    index.upsert(fresh, q.map((x) => -x));
+    expect(keysOf(index.search(q, 50))).not.toContain(fresh);
+    expect(index.size).toBe(count);
+    index.remove(fresh);
+    index.upsert(top!.key, vectors.get(top!.key)!);
+    expect(index.search(q, 1)[0]!.key).toBe(top!.key);
+  });
+});
