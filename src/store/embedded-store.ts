@@ -441,23 +441,23 @@ export class EmbeddedStore implements Store, MigrationStore {
         : { allow: (rid: number) => { const a = this.attrs.get(rid); return !!a && matches(a, query); } };
     for (const hit of this.vectors().search(vector, candidates, filter)) scored.set(hit.key, hit.score);
 
-    const tokens = lexicalTokens(text);
+    const tokens = this.selectiveTokens(lexicalTokens(text));
     if (tokens.length > 0) {
       const ftsQuery = tokens.map((t) => `"${t}"`).join(" OR ");
-      const rows = this.db
-        .prepare("SELECT rowid AS rid FROM records_fts WHERE records_fts MATCH ? ORDER BY bm25(records_fts) LIMIT ?")
-        .all(ftsQuery, candidates * 8) as { rid: number }[];
+      const rows = this.stmt("SELECT rowid AS rid FROM records_fts WHERE records_fts MATCH ? ORDER BY bm25(records_fts) LIMIT ?").all(
+        ftsQuery,
+        candidates * 8,
+      ) as { rid: number }[];
       let taken = 0;
+      const missing: number[] = [];
       for (const { rid } of rows) {
         if (taken >= candidates) break;
         const a = this.attrs.get(rid);
         if (!a || !matches(a, query) || (query.onlyGated && !this.gatedRids.has(rid))) continue;
         taken++;
-        if (!scored.has(rid)) {
-          const v = await this.vectorOf(a.id);
-          scored.set(rid, v ? dot(v, vector) : 0);
-        }
+        if (!scored.has(rid)) missing.push(rid);
       }
+      for (const { rid, vector: blob } of this.vectorsOf(missing)) scored.set(rid, dot(toFloat32(blob), vector));
     }
     const rids = [...scored.keys()];
     const rows = rids.length === 0 ? [] : (this.db.prepare(`SELECT rid, payload FROM records WHERE rid IN (${rids.map(() => "?").join(",")})`).all(...rids) as { rid: number; payload: string }[]);
@@ -470,6 +470,30 @@ export class EmbeddedStore implements Store, MigrationStore {
     const counts = new Map<string, number>();
     for (const a of this.candidates(query)) for (const t of new Set(a.tags)) counts.set(t, (counts.get(t) ?? 0) + 1);
     return counts;
+  }
+
+  /**
+   * Query words worth a lexical lookup: ranking every document that holds a
+   * very common word costs more than it tells, so words in more than a
+   * small share of documents are dropped, rarest first, at most eight.
+   */
+  private selectiveTokens(tokens: string[]): string[] {
+    if (tokens.length === 0) return tokens;
+    const ceiling = Math.max(2000, Math.floor(this.attrs.size * 0.05));
+    const df = this.stmt("SELECT doc FROM records_fts_vocab WHERE term = ?");
+    return tokens
+      .map((t) => ({ t, n: (df.get(t) as { doc: number } | undefined)?.doc ?? 0 }))
+      .filter((x) => x.n > 0 && x.n <= ceiling)
+      .sort((x, y) => x.n - y.n)
+      .slice(0, 8)
+      .map((x) => x.t);
+  }
+
+  private vectorsOf(rids: readonly number[]): { rid: number; vector: Buffer }[] {
+    if (rids.length === 0) return [];
+    return this.db
+      .prepare(`SELECT rid, vector FROM records WHERE vector IS NOT NULL AND rid IN (${rids.map(() => "?").join(",")})`)
+      .all(...rids) as { rid: number; vector: Buffer }[];
   }
 
   async listScopes(subject: Subject): Promise<{ scopes: { scope: string; count: number }[]; approximate: boolean }> {

@@ -31,7 +31,10 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 -- an archive flip) never re-inserts a vector into the index.
 CREATE TABLE IF NOT EXISTS change_log (seq INTEGER PRIMARY KEY AUTOINCREMENT, rid INTEGER NOT NULL, vec INTEGER NOT NULL DEFAULT 1);
 
-CREATE VIRTUAL TABLE IF NOT EXISTS records_fts USING fts5(body, tokenize = 'porter unicode61');
+-- Plain unicode61 (no stemming) so a query word's document frequency can be
+-- read from the vocabulary table and very common words skipped.
+CREATE VIRTUAL TABLE IF NOT EXISTS records_fts USING fts5(body, tokenize = 'unicode61');
+CREATE VIRTUAL TABLE IF NOT EXISTS records_fts_vocab USING fts5vocab(records_fts, 'row');
 
 CREATE TRIGGER IF NOT EXISTS records_ai AFTER INSERT ON records BEGIN
   INSERT INTO change_log (rid) VALUES (new.rid);
