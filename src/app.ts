@@ -6,10 +6,10 @@ import { checkEmbedderIdentity, embedderFromEnv, identityKey, type Embedder } fr
 import { startServer, type Handler, type RunningServer } from "./server.js";
 import { EmbeddedStore } from "./store/embedded-store.js";
 import type { Store } from "./store/store.js";
+import { META_EMBEDDER_IDENTITY } from "./store/meta-keys.js";
 import { stderrLogger } from "./logger.js";
 import { mcpHttpHandler } from "./mcp/http-handler.js";
 
-export const EMBEDDER_META_KEY = "embedder_identity";
 export const DEFAULT_LISTEN_ADDR = "127.0.0.1:8080";
 export const DEFAULT_DATA_DIR = "./.engram";
 
@@ -27,10 +27,10 @@ export function openStore(env: NodeJS.ProcessEnv, dim: number): Store {
  * scores would be meaningless. The first start records the identity.
  */
 export async function ensureEmbedderIdentity(store: Store, embedder: Embedder): Promise<void> {
-  const stored = await store.getMeta(EMBEDDER_META_KEY);
+  const stored = await store.getMeta(META_EMBEDDER_IDENTITY);
   const check = checkEmbedderIdentity(stored, embedder.identity);
   if (!check.ok) throw new StartupError(check.message);
-  if (check.first) await store.setMeta(EMBEDDER_META_KEY, identityKey(embedder.identity));
+  if (check.first) await store.setMeta(META_EMBEDDER_IDENTITY, identityKey(embedder.identity));
 }
 
 export type Engram = { core: Core; deps: CoreDeps; auth: TokenAuth; close(): Promise<void> };

@@ -9,6 +9,7 @@ import { citationKey, matches, readable, type RecordAttrs } from "./record-filte
 import { SCHEMA_SQL } from "./sqlite-schema.js";
 import type { ListPage, RecordQuery, ResolveResult, SchemaHistogram, Store } from "./store.js";
 import { isUuid } from "./uuid.js";
+import { META_VECTOR_SNAPSHOT_SEQ } from "./meta-keys.js";
 import { TargetsGoneError, TargetsSupersededError } from "./store-errors.js";
 import type { MigrationStore, VersionedRow, WriteOutcome } from "./migrations/migration-store.js";
 import type { Payload } from "./migrations/step.js";
@@ -110,7 +111,7 @@ export class EmbeddedStore implements Store, MigrationStore {
   private vectors(): VectorIndex {
     if (this.index) return this.index;
     const dir = this.snapshotDir();
-    const seq = this.db.prepare("SELECT value FROM meta WHERE key = 'vector_snapshot_seq'").get() as { value: string } | undefined;
+    const seq = this.db.prepare("SELECT value FROM meta WHERE key = ?").get(META_VECTOR_SNAPSHOT_SEQ) as { value: string } | undefined;
     const loaded = dir && seq ? VectorIndex.load(dir, this.opts.dim) : undefined;
     if (loaded) {
       const rids = this.db
@@ -140,7 +141,7 @@ export class EmbeddedStore implements Store, MigrationStore {
     const dir = this.snapshotDir();
     if (!dir || !this.index) return;
     this.index.save(dir);
-    this.db.prepare("INSERT INTO meta (key, value) VALUES ('vector_snapshot_seq', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(String(this.lastSeq));
+    this.db.prepare("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(META_VECTOR_SNAPSHOT_SEQ, String(this.lastSeq));
     this.indexDirty = false;
   }
 
