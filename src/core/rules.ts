@@ -1,5 +1,4 @@
 import { argError } from "../argerror/index.js";
-import { embeddingText, identityKey } from "../embed/embedder.js";
 import type { ListRulesArgs, StoreRuleArgs } from "./args.js";
 import { budgetedPage } from "./budgeted-page.js";
 import { coverage, type Coverage } from "./coverage.js";
@@ -7,11 +6,10 @@ import { nowSeconds, type CoreDeps } from "./deps.js";
 import { newRecord } from "./new-record.js";
 import { ownedOrAbsent } from "./replace-target.js";
 import { checkRuleSummary } from "./rule-checks.js";
-import { mintShortId } from "./short-id.js";
 import type { Subject } from "./subject.js";
 import { checkContentBytes, checkTags, requireString } from "./validate.js";
 import { fullView, type MemoryView } from "./view.js";
-import type { WriteResult } from "./write-record.js";
+import { embedAndPut, type WriteResult } from "./write-record.js";
 import type { MemoryRecord } from "./record.js";
 import { GATE_ON } from "../store/store.js";
 
@@ -45,11 +43,7 @@ export async function storeRule(deps: CoreDeps, subject: Subject, a: StoreRuleAr
       rec.created_at = target.existing.created_at;
     }
   }
-  const [vector] = await deps.embedder.embedDocuments([embeddingText(rec.content, rec.tags)]);
-  if (!rec.short_id) rec.short_id = await mintShortId((c) => deps.store.countShortId(c));
-  rec.embedder_identity = identityKey(deps.embedder.identity);
-  await deps.store.put(rec, vector!);
-  return { id: rec.id, short_id: rec.short_id };
+  return embedAndPut(deps, rec);
 }
 
 export type RuleView = Pick<MemoryView, "id" | "short_id" | "summary" | "tags" | "scope" | "created_at">;

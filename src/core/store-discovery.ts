@@ -1,13 +1,11 @@
 import { argError } from "../argerror/index.js";
-import { embeddingText, identityKey } from "../embed/embedder.js";
 import type { StoreDiscoveryArgs } from "./args.js";
 import type { CoreDeps } from "./deps.js";
 import { newRecord } from "./new-record.js";
 import { ownedOrAbsent } from "./replace-target.js";
-import { mintShortId } from "./short-id.js";
 import type { Subject } from "./subject.js";
 import { checkCitations, checkContentBytes, checkSummary, checkTags, requireString } from "./validate.js";
-import type { WriteResult } from "./write-record.js";
+import { embedAndPut, type WriteResult } from "./write-record.js";
 
 export const DISCOVERY_PREFIX = "discovery:";
 export const DISCOVERY_KINDS = ["map", "fact"] as const;
@@ -46,9 +44,5 @@ export async function storeDiscovery(deps: CoreDeps, subject: Subject, a: StoreD
       rec.visibility = target.existing.visibility;
     }
   }
-  const [vector] = await deps.embedder.embedDocuments([embeddingText(rec.content, rec.tags)]);
-  if (!rec.short_id) rec.short_id = await mintShortId((c) => deps.store.countShortId(c));
-  rec.embedder_identity = identityKey(deps.embedder.identity);
-  await deps.store.put(rec, vector!);
-  return { id: rec.id, short_id: rec.short_id };
+  return embedAndPut(deps, rec);
 }
