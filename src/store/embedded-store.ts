@@ -80,7 +80,6 @@ export class EmbeddedStore implements Store, MigrationStore {
     this.db.pragma("synchronous = NORMAL");
     this.db.pragma("busy_timeout = 5000");
     this.db.exec(SCHEMA_SQL);
-    this.reloadAll();
   }
 
   static open(opts: EmbeddedStoreOptions): EmbeddedStore {
@@ -164,7 +163,15 @@ export class EmbeddedStore implements Store, MigrationStore {
   }
 
   /** Catches up with writes from this and other connections. */
+  /** False until the first filtered read: operator verbs that only sweep SQL never load the mirror. */
+  private mirrorLoaded = false;
+
   private sync(force = false): void {
+    if (!this.mirrorLoaded) {
+      this.reloadAll();
+      this.mirrorLoaded = true;
+      return;
+    }
     const dv = this.db.pragma("data_version", { simple: true }) as number;
     if (!force && dv === this.dataVersion) return;
     this.dataVersion = dv;
@@ -246,7 +253,7 @@ export class EmbeddedStore implements Store, MigrationStore {
   }
 
   private afterWrite(): void {
-    this.sync(true);
+    if (this.mirrorLoaded) this.sync(true);
   }
 
   // ---- point reads ----------------------------------------------------------
@@ -257,14 +264,13 @@ export class EmbeddedStore implements Store, MigrationStore {
   }
 
   async getRaw(id: string): Promise<MemoryRecord | undefined> {
-    this.sync();
-    const row = this.db.prepare("SELECT payload FROM records WHERE id = ?").get(id) as { payload: string } | undefined;
+    const row = this.stmt("SELECT payload FROM records WHERE id = ?").get(id) as { payload: string } | undefined;
     return row ? decodeRecord(row.payload) : undefined;
   }
 
   async resolve(input: string): Promise<ResolveResult> {
     if (isUuid(input)) return { kind: "id", id: input.toLowerCase() };
-    const rows = this.db.prepare("SELECT id FROM records WHERE short_id = ? LIMIT 2").all(input.toUpperCase()) as { id: string }[];
+    const rows = this.stmt("SELECT id FROM records WHERE short_id = ? LIMIT 2").all(input.toUpperCase()) as { id: string }[];
     if (rows.length === 0) return { kind: "not_found" };
     if (rows.length > 1) return { kind: "ambiguous" };
     return { kind: "id", id: rows[0]!.id };
@@ -287,7 +293,7 @@ export class EmbeddedStore implements Store, MigrationStore {
   }
 
   async countShortId(shortId: string): Promise<number> {
-    return (this.db.prepare("SELECT count(*) AS n FROM records WHERE short_id = ?").get(shortId.toUpperCase()) as { n: number }).n;
+    return (this.stmt("SELECT count(*) AS n FROM records WHERE short_id = ?").get(shortId.toUpperCase()) as { n: number }).n;
   }
 
   async vectorOf(id: string): Promise<Float32Array | undefined> {
