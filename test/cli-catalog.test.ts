@@ -182,7 +182,7 @@ describe("docs/cli.md", () => {
     for (const f of shared) expect(DOC).toContain("`" + f + " ");
   });
 
-  it("says that the operator verbs come separately", () => {
+  it("names the operator verbs", () => {
     expect(DOC).toMatch(/spine-review/);
     expect(DOC).toMatch(/`migrate`/);
   });
@@ -211,7 +211,7 @@ describe("version, help and completion", { timeout: 120_000 }, () => {
       run("bash", ["-c", `eval "$(cat)"; COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}; _engram_complete; printf '%s\\n' "\${COMPREPLY[@]}"`], script.stdout);
 
     const verbs = await probe(["engram", "s"]);
-    expect(verbs.stdout.split("\n").filter(Boolean).sort()).toEqual(["schedule", "search", "serve", "store", "supersede"]);
+    expect(verbs.stdout.split("\n").filter(Boolean).sort()).toEqual(["schedule", "search", "serve", "spine-review", "store", "supersede"]);
 
     const listFlags = await probe(["engram", "list", "--cur"]);
     expect(listFlags.stdout.split("\n").filter(Boolean)).toEqual(["--cursor-mode"]);

@@ -1,20 +1,24 @@
 /**
  * Exit statuses of the real `engram` binary, run as child processes against a
  * real server, a server with a tiny response budget, a server with bearer
- * tokens, a dead port and a server that accepts connections but never answers.
+ * tokens, a dead port and a server that accepts connections but never answers,
+ * and operator verbs against a store seeded in this process (closed before
+ * any child opens it).
  *
  * The rows are a table with a pinned count and unique names, so a row cannot
  * silently disappear, and the statuses they cover are compared with the exit
  * table in src/argerror.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXIT, EXIT_TABLE, ruleError } from "../src/argerror/index.js";
+import { EmbeddedStore } from "../src/store/embedded-store.js";
+import { CURRENT_SCHEMA_VERSION } from "../src/store/schema-version.js";
 import { startTestServer, type TestServer } from "./helpers/engram-server.js";
 
 const REPO = fileURLToPath(new URL("..", import.meta.url));
@@ -87,6 +91,7 @@ type Row = {
   target: Target;
   /** Pass the URL as ENGRAM_SERVER_URL instead of --server. */
   viaEnv?: boolean;
+  /** Values may be placeholders like args: "{operatorDataDir}". */
   env?: Record<string, string>;
   exit: number;
   /** A line stderr must contain exactly. */
@@ -339,6 +344,31 @@ const ROWS: Row[] = [
     exit: EXIT.timeout,
   },
 
+  // 7: findings under an explicit --fail-on (operator verbs: the store is opened directly, no --server)
+  {
+    name: "spine-review verify --fail-on broken with a broken citation exits 7",
+    args: ["spine-review", "verify", "--all-scopes", "--work-tree", "{workTree}", "--fail-on", "broken"],
+    target: "none",
+    env: { ENGRAM_DATA_DIR: "{operatorDataDir}" },
+    exit: EXIT.findings,
+    stderrLine: "engram: verify found 1 citation(s) in tier broken (--fail-on broken)",
+  },
+  {
+    name: "spine-review verify over the same broken citation without --fail-on exits 0",
+    args: ["spine-review", "verify", "--all-scopes", "--work-tree", "{workTree}"],
+    target: "none",
+    env: { ENGRAM_DATA_DIR: "{operatorDataDir}" },
+    exit: EXIT.ok,
+  },
+  {
+    name: "spine-review verify with an unknown --fail-on tier is a usage error with the enum envelope",
+    args: ["spine-review", "verify", "--all-scopes", "--work-tree", "{workTree}", "--fail-on", "bogus"],
+    target: "none",
+    env: { ENGRAM_DATA_DIR: "{operatorDataDir}" },
+    exit: EXIT.usage,
+    stderrLine: `engram: ${ruleError("verify-fail-on-accepted-values").message}`,
+  },
+
   // 10: response too large
   {
     name: "a list larger than the server's response budget is resource_exhausted",
@@ -350,16 +380,10 @@ const ROWS: Row[] = [
 ];
 
 /** Pinned so a deleted row fails the suite instead of shrinking it. */
-const EXPECTED_ROW_COUNT = 42;
+const EXPECTED_ROW_COUNT = 45;
 
-/** Statuses no row can produce yet, and the command that will. */
-const PENDING_ROWS: { name: string; exit: number; waitsFor: string }[] = [
-  {
-    name: "spine-review verify --fail-on broken with a broken citation exits 7",
-    exit: EXIT.findings,
-    waitsFor: "the spine-review operator verbs",
-  },
-];
+/** Statuses no row can produce yet, and the command that will; empty since the operator verbs landed. */
+const PENDING_ROWS: { name: string; exit: number; waitsFor: string }[] = [];
 
 // Every row is a real child process; on a loaded two-core machine they can be slow.
 describe("engram exit statuses", { timeout: 180_000 }, () => {
@@ -380,6 +404,45 @@ describe("engram exit statuses", { timeout: 180_000 }, () => {
       startHungServer(),
     ]);
     tmp = mkdtempSync(join(tmpdir(), "engram-cli-"));
+    // An operator store with one record whose file citation points at a file the work tree lacks.
+    placeholders.operatorDataDir = join(tmp, "operator-data");
+    placeholders.workTree = join(tmp, "work-tree");
+    mkdirSync(placeholders.workTree);
+    const store = EmbeddedStore.open({ dataDir: placeholders.operatorDataDir, dim: 512 });
+    const vector = new Float32Array(512);
+    vector[0] = 1;
+    store.transaction(() =>
+      store.writeRecord(
+        {
+          id: "00000000-0000-4000-8000-000000000701",
+          short_id: "EX7BR0KEN1",
+          content: "the parser lives in src/parser.ts",
+          scope: "project:exit-seven",
+          repo: "",
+          workspace: "",
+          worktree_path: "",
+          base_dir: "",
+          source: "agent-inferred",
+          category: "convention",
+          tags: [],
+          actor: "",
+          owner: "",
+          visibility: "",
+          created_at: new Date().toISOString(),
+          summary: "",
+          summary_source: "",
+          summary_model: "",
+          access_count: 0,
+          kind: "",
+          citations: [{ kind: "file", ref: "src/parser.ts", locator: "1", pin: "", excerpt: "export function parse()" }],
+          supersedes: [],
+        },
+        vector,
+        CURRENT_SCHEMA_VERSION,
+      ),
+    );
+    await store.close();
+
     placeholders.goodTokenFile = join(tmp, "good-token");
     placeholders.wrongTokenFile = join(tmp, "wrong-token");
     writeFileSync(placeholders.goodTokenFile, "tok-a\n");
@@ -436,8 +499,8 @@ describe("engram exit statuses", { timeout: 180_000 }, () => {
     const covered = new Set(ROWS.map((r) => r.exit));
     const pending = new Set(PENDING_ROWS.map((r) => r.exit));
     const all = Object.values(EXIT_TABLE).map((r) => r.code);
-    expect([...covered].sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 10]);
-    expect([...pending]).toEqual([7]);
+    expect([...covered].sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 10]);
+    expect([...pending]).toEqual([]);
     expect([...covered, ...pending].sort((a, b) => a - b)).toEqual([...all].sort((a, b) => a - b));
   });
 
@@ -445,8 +508,9 @@ describe("engram exit statuses", { timeout: 180_000 }, () => {
 
   it.concurrent.for(ROWS)("$name", async (row, { expect }) => {
     const url = urlOf(row.target);
-    const args = row.args.map((a) => a.replace(/^\{(\w+)\}$/, (_, key: string) => placeholders[key] ?? a));
-    const env = { ...row.env };
+    const fill = (a: string) => a.replace(/^\{(\w+)\}$/, (_, key: string) => placeholders[key] ?? a);
+    const args = row.args.map(fill);
+    const env = Object.fromEntries(Object.entries(row.env ?? {}).map(([k, v]) => [k, fill(v)]));
     if (url !== undefined) {
       if (row.viaEnv) env.ENGRAM_SERVER_URL = url;
       else args.push("--server", url);
@@ -456,6 +520,10 @@ describe("engram exit statuses", { timeout: 180_000 }, () => {
     expect({ code: run.code, stderr: run.stderr }).toMatchObject({ code: row.exit });
     if (row.exit === EXIT.ok) {
       expect(run.stderr).toBe("");
+    } else if (row.exit === EXIT.findings) {
+      // The command succeeded: its report is on stdout, the reason for 7 on stderr.
+      expect(JSON.parse(run.stdout)).toBeTypeOf("object");
+      expect(run.stderr).not.toBe("");
     } else {
       expect(run.stdout).toBe("");
       expect(run.stderr).not.toBe("");

@@ -16,7 +16,7 @@ import { CONTRACT_CAPABILITY, CONTRACT_VERSION, IMPLEMENTED_TOOLS } from "../src
 import { memory, runningEngram, texts, type RunningEngram, type ToolResult } from "./fixtures/mcp-harness.js";
 
 const repoRoot = fileURLToPath(new URL("..", import.meta.url));
-const fixture = join(repoRoot, "test", "fixtures", "mcp-stdio-server.ts");
+const engramBin = join(repoRoot, "bin", "engram.js");
 const TAGS_129 = Array.from({ length: 129 }, (_, i) => `tag-${i}`);
 const TOO_MANY_TAGS = "field=tags hint=too_many: too many tags: 129 (max 128)";
 
@@ -150,7 +150,8 @@ describe("over stdio", () => {
     dataDir = mkdtempSync(join(tmpdir(), "engram-mcp-stdio-"));
     transport = new StdioClientTransport({
       command: process.execPath,
-      args: ["--import", "tsx", fixture],
+      // The real `engram mcp` command, with the local model, as an agent runtime starts it.
+      args: [engramBin, "mcp"],
       cwd: repoRoot,
       env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ENGRAM_DATA_DIR: dataDir },
       stderr: "pipe",
@@ -173,7 +174,7 @@ describe("over stdio", () => {
   });
 
   it("exits when its stdin closes", async () => {
-    const child = spawn(process.execPath, ["--import", "tsx", fixture], {
+    const child = spawn(process.execPath, [engramBin, "mcp"], {
       cwd: repoRoot,
       env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ENGRAM_DATA_DIR: dataDir },
       stdio: ["pipe", "pipe", "pipe"],

@@ -19,6 +19,8 @@ const READ: BlastRadius = { read_only: true, destructive: false, idempotent: tru
  */
 export const BLAST_RADIUS: Readonly<Record<string, BlastRadius>> = {
   serve: { read_only: false, destructive: false, idempotent: false, open_world: true },
+  // The session can call every tool, delete_all included.
+  mcp: { read_only: false, destructive: true, idempotent: false, open_world: false },
   search: READ,
   list: READ,
   get: READ,
@@ -32,6 +34,20 @@ export const BLAST_RADIUS: Readonly<Record<string, BlastRadius>> = {
   restore: { read_only: false, destructive: false, idempotent: true, open_world: false },
   completion: READ,
   "completion bash": READ,
+  // Operator verbs open the store directly. A preview is the default, but the
+  // hints describe every valid invocation, --apply included.
+  // The forward sweep only adds keys (additivity is checked before any write)
+  // and converges, so it is not destructive and a re-run is harmless.
+  migrate: { read_only: false, destructive: false, idempotent: true, open_world: false },
+  "migrate status": READ,
+  // A revert deletes the keys its steps added.
+  "migrate revert": { read_only: false, destructive: true, idempotent: true, open_world: false },
+  "spine-review": READ,
+  "spine-review scan": READ,
+  // verify reads files of a working tree outside engram and asks git for its origin.
+  "spine-review verify": { read_only: true, destructive: false, idempotent: true, open_world: true },
+  "spine-review archive": { read_only: false, destructive: false, idempotent: true, open_world: false },
+  "spine-review restore": { read_only: false, destructive: false, idempotent: true, open_world: false },
 };
 
 export type CatalogFlag = { name: string; type: string; default: string | boolean | null; usage: string; env?: string };
@@ -56,7 +72,8 @@ export const CATALOG_NOTES = [
   "Client verbs talk Connect to --server (or ENGRAM_SERVER_URL); the bearer token comes from ENGRAM_TOKEN or --token-file.",
   "--output defaults to text when stdout is a terminal and json otherwise; json is the stable contract: the proto JSON of the response, snake_case, one document per run.",
   "Diagnostics go to stderr only. A stderr line starting with `engram: ` comes from the CLI itself; any other line is the server's message verbatim, often an envelope `field=<names> hint=<code>: <detail>`.",
-  "Operator verbs (spine-review, migrate) are not part of this build yet.",
+  "Operator verbs (migrate, migrate status, migrate revert, spine-review …) open the store under ENGRAM_DATA_DIR directly, take no --server, and preview unless --apply is given; json is their stable contract too.",
+  "ENGRAM_PROGRESS=always prints progress lines of migrate --apply and migrate revert --apply on stderr even without a terminal; never silences them.",
 ];
 
 /** The space-joined path below the root, e.g. "completion bash". */
@@ -86,6 +103,7 @@ export function flagType(o: Option): string {
   if (o.parseArg === (parseUint as unknown)) return "uint";
   if (/<duration>/.test(o.flags)) return "duration";
   if (/<rfc3339>/.test(o.flags)) return "timestamp";
+  if (/<version>/.test(o.flags)) return "uint";
   if (/<json>/.test(o.flags)) return "json_list";
   if (o.parseArg) return "string_list";
   return "string";

@@ -5,8 +5,11 @@ import { buildCatalog } from "./catalog.js";
 import { registerCompletionCommand } from "./completion-command.js";
 import { registerCurationCommands } from "./curation-commands.js";
 import { CliFailure } from "./failure.js";
+import { registerOperatorMigrate } from "./operator-migrate.js";
+import { registerOperatorSpineReview } from "./operator-spine-review.js";
 import { registerRecallCommands } from "./recall-commands.js";
 import { registerServeCommand } from "./serve-command.js";
+import { registerMcpCommand } from "./mcp-command.js";
 import { registerStatusCommands } from "./status-commands.js";
 import { registerWriteCommands } from "./write-commands.js";
 
@@ -33,12 +36,18 @@ export function buildProgram(version = packageVersion()): Command {
     .description("Self-hosted long-term memory for coding agents. Run with no arguments for a JSON catalog of commands.")
     .version(version, "-v, --version", "print the version")
     .exitOverride()
+    // An option after a subcommand belongs to that subcommand, so `migrate`
+    // and `migrate status` can each have their own --output.
+    .enablePositionalOptions()
     .configureOutput({ outputError: (str, write) => write(rewriteCommanderError(str)) });
   registerServeCommand(program);
+  registerMcpCommand(program);
   registerRecallCommands(program);
   registerWriteCommands(program);
   registerCurationCommands(program);
   registerStatusCommands(program);
+  registerOperatorMigrate(program);
+  registerOperatorSpineReview(program);
   registerCompletionCommand(program);
   return program;
 }

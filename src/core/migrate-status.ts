@@ -12,7 +12,7 @@ export type MigrateStatus = {
 };
 
 /** Whole-store histogram; any authenticated caller, no owner filter, read-only. */
-export async function migrateStatus(deps: CoreDeps, current = CURRENT_SCHEMA_VERSION): Promise<MigrateStatus> {
+export async function migrateStatus(deps: Pick<CoreDeps, "store">, current = CURRENT_SCHEMA_VERSION): Promise<MigrateStatus> {
   const h = await deps.store.schemaHistogram();
   const versions = [...h.versions].sort((a, b) => a[0] - b[0]).map(([version, count]) => ({ version, count }));
   const buckets = versions.filter((b) => b.version <= current);

@@ -350,7 +350,9 @@ export class EmbeddedStore implements Store, MigrationStore {
   /** Runs fn in one SQLite transaction and refreshes the mirror afterwards. */
   transaction<T>(fn: () => T): T {
     try {
-      return this.db.transaction(fn)();
+      // IMMEDIATE takes the write lock up front, so a writer racing another
+      // connection waits out busy_timeout instead of failing with SQLITE_BUSY.
+      return this.db.transaction(fn).immediate();
     } finally {
       this.afterWrite();
     }
@@ -393,7 +395,7 @@ export class EmbeddedStore implements Store, MigrationStore {
       .filter((a) => readable(a, { subject, ownerOnly: true }))
       .map((a) => a.id);
     const del = this.db.prepare("DELETE FROM records WHERE id = ?");
-    this.db.transaction(() => ids.forEach((id) => del.run(id)))();
+    this.db.transaction(() => ids.forEach((id) => del.run(id))).immediate();
     this.afterWrite();
     return ids.length;
   }
@@ -535,37 +537,53 @@ export class EmbeddedStore implements Store, MigrationStore {
 
   private static readonly BELOW = "(schema_version IS NULL OR schema_version < ?)";
 
+  /**
+   * The pin table holds the preview's ids. Ids leave it once written or no
+   * longer eligible, so each pass of the convergence loop only looks at
+   * what is left rather than rescanning the whole store.
+   */
   pinBelow(target: number): number {
     this.db.exec("CREATE TEMP TABLE IF NOT EXISTS migrate_pin (id TEXT PRIMARY KEY); DELETE FROM temp.migrate_pin;");
     return this.db.prepare(`INSERT INTO temp.migrate_pin (id) SELECT id FROM records WHERE ${EmbeddedStore.BELOW}`).run(target).changes;
   }
 
+  private static readonly PINNED_BELOW = `FROM temp.migrate_pin p JOIN records r ON r.id = p.id
+    WHERE (r.schema_version IS NULL OR r.schema_version < ?)`;
+
   countBelow(target: number, pinnedOnly: boolean): number {
-    const pin = pinnedOnly ? " AND id IN (SELECT id FROM temp.migrate_pin)" : "";
-    return (this.db.prepare(`SELECT count(*) AS n FROM records WHERE ${EmbeddedStore.BELOW}${pin}`).get(target) as { n: number }).n;
+    const sql = pinnedOnly
+      ? `SELECT count(*) AS n ${EmbeddedStore.PINNED_BELOW}`
+      : `SELECT count(*) AS n FROM records WHERE ${EmbeddedStore.BELOW}`;
+    return (this.stmt(sql).get(target) as { n: number }).n;
   }
 
   batchBelow(target: number, limit: number, pinnedOnly: boolean): VersionedRow[] {
-    const pin = pinnedOnly ? " AND id IN (SELECT id FROM temp.migrate_pin)" : "";
-    return this.versionedRows(`SELECT id, schema_version, payload FROM records WHERE ${EmbeddedStore.BELOW}${pin} ORDER BY rid LIMIT ?`, target, limit);
+    if (!pinnedOnly) {
+      return this.versionedRows(`SELECT id, schema_version, payload FROM records WHERE ${EmbeddedStore.BELOW} LIMIT ?`, target, limit);
+    }
+    // Drop pinned ids that are gone or already at the target, then read the rest in pin order.
+    this.stmt(
+      `DELETE FROM temp.migrate_pin WHERE id NOT IN (SELECT r.id ${EmbeddedStore.PINNED_BELOW})`,
+    ).run(target);
+    return this.versionedRows(`SELECT r.id, r.schema_version, r.payload ${EmbeddedStore.PINNED_BELOW} ORDER BY p.rowid LIMIT ?`, target, limit);
   }
 
   pinnedPage(target: number, after: string, limit: number): VersionedRow[] {
-    return (
-      this.db
-        .prepare(
-          `SELECT id, schema_version, payload FROM records WHERE ${EmbeddedStore.BELOW} AND id IN (SELECT id FROM temp.migrate_pin) AND id > ? ORDER BY id LIMIT ?`,
-        )
-        .all(target, after, limit) as { id: string; schema_version: number | null; payload: string }[]
-    ).map((r) => ({ id: r.id, version: r.schema_version ?? 0, payload: JSON.parse(r.payload) as Payload }));
+    return this.versionedRowsText(
+      `SELECT r.id, r.schema_version, r.payload ${EmbeddedStore.PINNED_BELOW} AND r.id > ? ORDER BY r.id LIMIT ?`,
+      target,
+      after,
+      limit,
+    );
   }
 
   countAbove(version: number): number {
-    return (this.db.prepare("SELECT count(*) AS n FROM records WHERE schema_version > ?").get(version) as { n: number }).n;
+    return (this.stmt("SELECT count(*) AS n FROM records WHERE schema_version > ?").get(version) as { n: number }).n;
   }
 
   batchAbove(version: number, limit: number): VersionedRow[] {
-    return this.versionedRows("SELECT id, schema_version, payload FROM records WHERE schema_version > ? ORDER BY rid LIMIT ?", version, limit);
+    // No ORDER BY: the schema_version index finds what is left without a full scan.
+    return this.versionedRows("SELECT id, schema_version, payload FROM records WHERE schema_version > ? LIMIT ?", version, limit);
   }
 
   versionHistogramAbove(version: number): Map<number, number> {
@@ -577,21 +595,28 @@ export class EmbeddedStore implements Store, MigrationStore {
 
   writeAtVersion(rows: readonly { id: string; payload: Payload }[], version: number): WriteOutcome[] {
     const results: WriteOutcome[] = [];
-    this.db.transaction(() => {
-      for (const r of rows) {
-        try {
-          results.push(this.writeRecord(r.payload as unknown as MemoryRecord, undefined, version, "update") ? "ok" : "gone");
-        } catch (err) {
-          results.push(err as Error);
+    // Immediate, like transaction(): wait for a concurrent writer instead of failing.
+    this.db
+      .transaction(() => {
+        for (const r of rows) {
+          try {
+            results.push(this.writeRecord(r.payload as unknown as MemoryRecord, undefined, version, "update") ? "ok" : "gone");
+          } catch (err) {
+            results.push(err as Error);
+          }
         }
-      }
-    })();
+      })
+      .immediate();
     this.afterWrite();
     return results;
   }
 
   private versionedRows(sql: string, ...params: number[]): VersionedRow[] {
-    return (this.db.prepare(sql).all(...params) as { id: string; schema_version: number | null; payload: string }[]).map((r) => ({
+    return this.versionedRowsText(sql, ...params);
+  }
+
+  private versionedRowsText(sql: string, ...params: (number | string)[]): VersionedRow[] {
+    return (this.stmt(sql).all(...params) as { id: string; schema_version: number | null; payload: string }[]).map((r) => ({
       id: r.id,
       version: r.schema_version ?? 0,
       payload: JSON.parse(r.payload) as Payload,

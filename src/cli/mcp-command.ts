@@ -1,0 +1,29 @@
+import type { Command } from "commander";
+import { usageError } from "./failure.js";
+
+/**
+ * `engram mcp`: the MCP tools over stdin/stdout on the embedded store, for
+ * agents that launch their memory server as a child process. stdout carries
+ * protocol frames only; every diagnostic goes to stderr.
+ */
+export function registerMcpCommand(program: Command): void {
+  program
+    .command("mcp")
+    .summary("serve the MCP tools over stdio")
+    .description(
+      "serve the 19 MCP tools over stdin/stdout on the embedded store (ENGRAM_DATA_DIR); the session acts as ENGRAM_MCP_OWNER, or anonymous when it is unset",
+    )
+    .action(async () => {
+      const { openEngram, StartupError } = await import("../app.js");
+      const { serveStdio, stdioSubject } = await import("../mcp/index.js");
+      let engram: Awaited<ReturnType<typeof openEngram>>;
+      try {
+        engram = await openEngram();
+      } catch (err) {
+        if (err instanceof StartupError) throw usageError(err.message);
+        throw err;
+      }
+      await serveStdio(engram, stdioSubject(process.env));
+      await engram.close();
+    });
+}

@@ -1,0 +1,119 @@
+import { Option, type Command } from "commander";
+import { ArgError, type ExitCode } from "../argerror/index.js";
+import type { OutputMode } from "./client-flags.js";
+import { parseDurationMs } from "./duration.js";
+import { CliFailure, usageError } from "./failure.js";
+import { parseUint } from "./list-values.js";
+
+/**
+ * Flags and plumbing shared by the operator verbs (`migrate …`,
+ * `spine-review …`). These open the store directly, so there is no
+ * --server and no token; what they share with the client verbs is the
+ * output contract: one document on stdout, diagnostics on stderr.
+ */
+
+export const DEFAULT_SWEEP_TIMEOUT = "5m";
+const MAX_TIMEOUT_HOURS = 596;
+
+/** `--output json|text`, defaulting to text on a terminal and json otherwise, exactly as the client verbs do. */
+export function addOutputFlag(cmd: Command): Command {
+  return cmd.addOption(
+    new Option("--output <format>", "output format").choices(["json", "text"]).default(undefined, "text on a TTY, else json"),
+  );
+}
+
+export function outputMode(value: OutputMode | undefined): OutputMode {
+  return value ?? (process.stdout.isTTY ? "text" : "json");
+}
+
+/**
+ * The sweep's wall-clock budget. Unlike a client verb's per-RPC deadline, 0
+ * means "no budget" here: a large store may legitimately need hours.
+ */
+export function addSweepTimeoutFlag(cmd: Command): Command {
+  return cmd.addOption(
+    new Option("--timeout <duration>", "wall-clock budget for the write loop, e.g. 30s, 5m, 1h; 0 disables it").default(
+      DEFAULT_SWEEP_TIMEOUT,
+    ),
+  );
+}
+
+/** Milliseconds; 0 means unbounded. Malformed or negative text is exit 2. */
+export function parseSweepTimeout(text: string | undefined): number {
+  const ms = parseDurationMs(text ?? DEFAULT_SWEEP_TIMEOUT);
+  const plainZero = text !== undefined && /^\s*0\s*$/.test(text);
+  if (plainZero) return 0;
+  if (ms === undefined || ms < 0) throw usageError("--timeout must be a duration such as 30s, 5m or 1h, or 0 for no limit");
+  if (ms > MAX_TIMEOUT_HOURS * 3_600_000) throw usageError(`--timeout must be at most ${MAX_TIMEOUT_HOURS}h, or 0 for no limit`);
+  return Math.ceil(ms);
+}
+
+export const DEFAULT_BATCH_SIZE = 256;
+
+/** `--batch-size <n>`: records written per transaction (one pass of the loop). */
+export function addBatchSizeFlag(cmd: Command): Command {
+  return cmd.addOption(
+    new Option("--batch-size <n>", "records written per transaction; each pass of the loop writes one batch")
+      .argParser(parseUint)
+      .default(BigInt(DEFAULT_BATCH_SIZE), String(DEFAULT_BATCH_SIZE)),
+  );
+}
+
+export function batchSize(value: bigint | undefined): number {
+  const n = value ?? BigInt(DEFAULT_BATCH_SIZE);
+  if (n < 1n || n > 100_000n) throw usageError("--batch-size must be an integer from 1 to 100000");
+  return Number(n);
+}
+
+/** `--scope` | `--all-scopes`, exactly one. */
+export function addScopeFlags(cmd: Command): Command {
+  return cmd
+    .option("--scope <scope>", "work on this one scope")
+    .option("--all-scopes", "work on every scope, every owner");
+}
+
+export const SCOPE_ALL_SCOPES_EXCLUSIVE = "scope and all-scopes cannot be combined; all-scopes already covers every scope";
+
+/** Fired between two batches when --timeout has run out. */
+export class SweepTimeoutError extends Error {
+  override readonly name = "SweepTimeoutError";
+}
+
+/**
+ * A wall-clock budget checked at the loop's safe points (after a batch has
+ * committed), so running out never leaves a half-written batch behind.
+ */
+export class Deadline {
+  private readonly at: number;
+  constructor(
+    readonly ms: number,
+    readonly label: string,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.at = ms === 0 ? Number.POSITIVE_INFINITY : now() + ms;
+  }
+
+  expired(): boolean {
+    return this.now() > this.at;
+  }
+}
+
+/** Writes the run's one stdout document. */
+export function writeDocument(mode: OutputMode, doc: unknown, text: () => string): void {
+  if (mode === "json") {
+    process.stdout.write(JSON.stringify(doc, null, 2) + "\n");
+    return;
+  }
+  const body = text();
+  process.stdout.write(body.endsWith("\n") ? body : body + "\n");
+}
+
+/** An envelope raised by a shared check (a batch-shape rule, say) becomes a local usage failure. */
+export function asUsage(err: unknown): unknown {
+  return err instanceof ArgError ? usageError(err.message) : err;
+}
+
+/** `engram: <message>` with a chosen status. */
+export function failure(exitCode: ExitCode, message: string): CliFailure {
+  return new CliFailure(exitCode, `engram: ${message}`);
+}

@@ -1,0 +1,82 @@
+import type { CoreDeps } from "../core/deps.js";
+import type { EmbeddedStore } from "../store/embedded-store.js";
+import { EXIT } from "../argerror/index.js";
+import { CliFailure } from "./failure.js";
+import { failure } from "./operator-common.js";
+
+/**
+ * Operator verbs open the store the server would open: the same
+ * ENGRAM_DATA_DIR (default ./.engram) and the same embedder dimension. The
+ * embedder is only asked for its identity, which is static; nothing here
+ * loads a model, checks or stamps the embedder identity, or touches the
+ * vector index, so a read-only verb leaves the store file as it found it.
+ *
+ * The heavy modules (SQLite, the server stack behind openStore) are
+ * imported on first use, so `engram --help` and the client verbs do not
+ * pay for them.
+ */
+
+export type OperatorStore = {
+  store: EmbeddedStore;
+  /** What core functions need; the embedder in it is never asked to embed. */
+  deps: CoreDeps;
+};
+
+async function openOperatorStore(env: NodeJS.ProcessEnv): Promise<OperatorStore> {
+  const [{ openStore }, { embedderFromEnv }, { EmbeddedStore }, { limitsFromEnv, silentLogger }] = await Promise.all([
+    import("../app.js"),
+    import("../embed/index.js"),
+    import("../store/embedded-store.js"),
+    import("../core/index.js"),
+  ]);
+  let embedder: ReturnType<typeof embedderFromEnv>;
+  let limits: ReturnType<typeof limitsFromEnv>;
+  try {
+    embedder = embedderFromEnv(env);
+    limits = limitsFromEnv(env);
+  } catch (err) {
+    // A configuration the server would refuse to start with is a usage error here too.
+    throw failure(EXIT.usage, err instanceof Error ? err.message : String(err));
+  }
+  let store;
+  try {
+    store = openStore(env, embedder.identity.dim);
+  } catch (err) {
+    if (isBusy(err)) throw failure(EXIT.unavailable, `the store is locked by another process: ${errorText(err)}`);
+    // Anything else at construction is configuration-shaped: a path that is not a directory, a file that is not a store.
+    throw failure(EXIT.usage, `cannot open the store under ${env.ENGRAM_DATA_DIR || "./.engram"}: ${errorText(err)}`);
+  }
+  if (!(store instanceof EmbeddedStore)) {
+    await store.close();
+    throw failure(EXIT.usage, "operator verbs work on the embedded store only");
+  }
+  return { store, deps: { store, embedder, limits, now: () => new Date(), log: silentLogger } };
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** SQLite says the file is held by another writer for longer than its busy timeout. */
+function isBusy(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === "string" && (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"));
+}
+
+/**
+ * Opens the store, runs `fn`, and always closes the store again, also when
+ * `fn` fails. A store that stays locked is `unavailable` (exit 5), like a
+ * server that cannot be reached.
+ */
+export async function withOperatorStore<T>(fn: (s: OperatorStore) => Promise<T> | T, env: NodeJS.ProcessEnv = process.env): Promise<T> {
+  const opened = await openOperatorStore(env);
+  try {
+    return await fn(opened);
+  } catch (err) {
+    if (err instanceof CliFailure) throw err;
+    if (isBusy(err)) throw failure(EXIT.unavailable, `the store is locked by another process: ${errorText(err)}`);
+    throw err;
+  } finally {
+    await opened.store.close();
+  }
+}
