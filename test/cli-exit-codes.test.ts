@@ -260,14 +260,14 @@ const ROWS: Row[] = [
     target: "untouched",
     exit: EXIT.usage,
     stderrLine:
-      "engram: field=scope,cross_spine hint=mutually_exclusive: scope and cross_spine cannot be combined; cross_spine already spans every scope the caller may read",
+      "field=scope,cross_spine hint=mutually_exclusive: scope and cross_spine cannot be combined; cross_spine already spans every scope the caller may read",
   },
   {
     name: "list with neither --scope nor --cross-spine is refused with the conditional rule envelope",
     args: ["list"],
     target: "untouched",
     exit: EXIT.usage,
-    stderrLine: "engram: field=scope,cross_spine hint=conditional_required: scope is required unless cross_spine is true",
+    stderrLine: "field=scope,cross_spine hint=conditional_required: scope is required unless cross_spine is true",
   },
   {
     name: "two of the paging flags are refused with the paging-trio envelope",
@@ -275,21 +275,21 @@ const ROWS: Row[] = [
     target: "untouched",
     exit: EXIT.usage,
     stderrLine:
-      "engram: field=cursor_mode,offset,page_token hint=mutually_exclusive: cursor_mode, offset, and page_token are mutually exclusive",
+      "field=cursor_mode,offset,page_token hint=mutually_exclusive: cursor_mode, offset, and page_token are mutually exclusive",
   },
   {
     name: "update with no field flag is refused before dialing",
     args: ["update", "abc"],
     target: "untouched",
     exit: EXIT.usage,
-    stderrHas: "engram: field=update_mask hint=required:",
+    stderrHas: "field=update_mask hint=required:",
   },
   {
     name: "a --citation that is not a JSON object is refused before dialing",
     args: ["store", "--content", "x", "--scope", "s", ...RECORD, "--citation", "file:a.ts"],
     target: "untouched",
     exit: EXIT.usage,
-    stderrHas: "engram: field=citations[0] hint=format:",
+    stderrHas: "field=citations[0] hint=format:",
   },
 
   // 3: authentication
@@ -366,7 +366,7 @@ const ROWS: Row[] = [
     target: "none",
     env: { ENGRAM_DATA_DIR: "{operatorDataDir}" },
     exit: EXIT.usage,
-    stderrLine: `engram: ${ruleError("verify-fail-on-accepted-values").message}`,
+    stderrLine: `${ruleError("verify-fail-on-accepted-values").message}`,
   },
 
   // 10: response too large

@@ -167,7 +167,7 @@ describe("engram migrate revert refusals", { timeout: 180_000 }, () => {
     expect(report).toMatchObject({ to: 0, applied: false, reversible: false, candidates: 50, reverted: 0, failed: 0, passes: 0 });
     expect(report.refusal).toMatch(/^field=steps hint=irreversible: revert cannot reach v0: step \(From=0 To=1\) is irreversible: .+; recovery is a collection snapshot$/);
     // The stderr line is the same envelope the report carries.
-    expect(run.stderr.split("\n")).toContain(`engram: ${report.refusal}`);
+    expect(run.stderr.split("\n")).toContain(report.refusal);
 
     expect(fingerprint(dir)).toEqual(before);
     expect(versionCounts(dir)).toEqual([{ v: 2, n: 50 }]);
@@ -243,7 +243,7 @@ describe("engram migrate revert refusals", { timeout: 180_000 }, () => {
     const run = await child.done;
 
     expect({ code: run.code, stderr: run.stderr }).toMatchObject({ code: EXIT.usage });
-    expect(run.stderr).toContain("engram: field=record_version hint=unsupported: 1 record(s) at version 9 have no reachable chain to target 1; recovery is a collection snapshot");
+    expect(run.stderr).toContain("field=record_version hint=unsupported: 1 record(s) at version 9 have no reachable chain to target 1; recovery is a collection snapshot");
     const report = JSON.parse(run.stdout) as RevertReport;
     expect(report).toMatchObject({ to: 1, applied: false, reversible: false, candidates: 1, failed: 0 });
     expect(report.reverted).toBeGreaterThan(0);

@@ -156,9 +156,9 @@ describe("engram spine-review", { timeout: 180_000 }, () => {
       });
       expect({ code: run.code, stdout: run.stdout }).toEqual({ code: EXIT.usage, stdout: "" });
       expect(run.stderr.split("\n")).toContain(
-        "engram: field=fail-on hint=enum: fail-on accepts broken, moved, unverifiable, or any; omitted, verify exits 0 regardless of findings",
+        "field=fail-on hint=enum: fail-on accepts broken, moved, unverifiable, or any; omitted, verify exits 0 regardless of findings",
       );
-      expect(run.stderr.split("\n")).toContain(`engram: ${ruleError("verify-fail-on-accepted-values").message}`);
+      expect(run.stderr.split("\n")).toContain(`${ruleError("verify-fail-on-accepted-values").message}`);
       expect(existsSync(join(workTree, "no-store-here"))).toBe(false);
     });
 
@@ -177,13 +177,13 @@ describe("engram spine-review", { timeout: 180_000 }, () => {
     ])("$name exits 2 with the sweep envelope", async ({ args }, { expect }) => {
       const run = await runEngram(args, env);
       expect({ code: run.code, stdout: run.stdout }).toEqual({ code: EXIT.usage, stdout: "" });
-      expect(run.stderr.split("\n")).toContain(`engram: ${ruleError("sweep-scope-or-all-scopes-required").message}`);
+      expect(run.stderr.split("\n")).toContain(`${ruleError("sweep-scope-or-all-scopes-required").message}`);
     });
 
     it("--scope together with --all-scopes exits 2 naming both fields", async () => {
       const run = await runEngram(["spine-review", "scan", "--scope", "project:demo", "--all-scopes"], env);
       expect(run.code).toBe(EXIT.usage);
-      expect(run.stderr).toContain("engram: field=scope,all-scopes hint=mutually_exclusive:");
+      expect(run.stderr).toContain("field=scope,all-scopes hint=mutually_exclusive:");
     });
   });
 
@@ -239,7 +239,7 @@ describe("engram spine-review", { timeout: 180_000 }, () => {
     it("archive without --id exits 2 with the ids envelope", async () => {
       const run = await runEngram(["spine-review", "archive", "--apply"], env);
       expect({ code: run.code, stdout: run.stdout }).toEqual({ code: EXIT.usage, stdout: "" });
-      expect(run.stderr.split("\n")).toContain("engram: field=ids hint=required: ids is required");
+      expect(run.stderr.split("\n")).toContain("field=ids hint=required: ids is required");
     });
   });
 });

@@ -1,9 +1,10 @@
-import { EXIT, type ExitCode } from "../argerror/index.js";
+import { EXIT, parse, type ExitCode } from "../argerror/index.js";
 
 /**
  * A failed run: the exit status and the one stderr line that explains it.
- * `line` is written as is; the CLI's own messages carry the `engram: `
- * prefix, a server's rejection is passed through verbatim without it.
+ * `line` is written as is. An envelope is always the whole line, whether the
+ * CLI or the server found it, so a wrapper parses every rejection the same
+ * way; the CLI's other messages carry the `engram: ` prefix.
  */
 export class CliFailure extends Error {
   override readonly name = "CliFailure";
@@ -15,7 +16,12 @@ export class CliFailure extends Error {
   }
 }
 
-/** A usage or validation failure found before any dial: exit 2, `engram: <message>`. */
+/** A usage or validation failure found before any dial: exit 2. */
 export function usageError(message: string): CliFailure {
-  return new CliFailure(EXIT.usage, `engram: ${message}`);
+  return new CliFailure(EXIT.usage, cliLine(message));
+}
+
+/** The envelope as is; any other CLI message as `engram: <message>`. */
+export function cliLine(message: string): string {
+  return parse(message).kind === "envelope" ? message : `engram: ${message}`;
 }

@@ -2,7 +2,7 @@ import { Option, type Command } from "commander";
 import { ArgError, type ExitCode } from "../argerror/index.js";
 import type { OutputMode } from "./client-flags.js";
 import { parseDurationMs } from "./duration.js";
-import { CliFailure, usageError } from "./failure.js";
+import { CliFailure, cliLine, usageError } from "./failure.js";
 import { parseUint } from "./list-values.js";
 
 /**
@@ -113,7 +113,7 @@ export function asUsage(err: unknown): unknown {
   return err instanceof ArgError ? usageError(err.message) : err;
 }
 
-/** `engram: <message>` with a chosen status. */
+/** A CLI message with a chosen status (an envelope stays the whole line). */
 export function failure(exitCode: ExitCode, message: string): CliFailure {
-  return new CliFailure(exitCode, `engram: ${message}`);
+  return new CliFailure(exitCode, cliLine(message));
 }

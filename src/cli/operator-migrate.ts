@@ -267,7 +267,7 @@ async function runRevert(o: RevertFlags): Promise<void> {
   const partial = outcome.refused?.partial === true;
   writeDocument(output, revertDocument(outcome.report), () => revertText(outcome.report, partial));
   // An applied refusal is a usage failure (exit 2) whose stderr line is the envelope itself.
-  if (outcome.refused) throw new CliFailure(EXIT.usage, `engram: ${outcome.refused.envelope}`);
+  if (outcome.refused) throw new CliFailure(EXIT.usage, outcome.refused.envelope);
 }
 
 // ---- registration ----------------------------------------------------------------
