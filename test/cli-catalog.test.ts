@@ -104,6 +104,10 @@ describe("the bare engram catalog", () => {
       "supersede",
       "update",
       "delete",
+      "delete-all",
+      "store-discovery",
+      "store-rule",
+      "mcp",
       "archive",
       "restore",
       "migration-status",
@@ -132,7 +136,7 @@ describe("the bare engram catalog", () => {
   it("gives every client verb the shared connection flags and no --token flag", () => {
     const clientVerbs = catalog.commands.filter((c) => c.flags.some((f) => f.name === "--server"));
     expect(clientVerbs.map((c) => c.name).sort()).toEqual(
-      ["archive", "delete", "get", "list", "migration-status", "restore", "schedule", "search", "store", "supersede", "update"].sort(),
+      ["archive", "delete", "delete-all", "get", "list", "migration-status", "restore", "schedule", "search", "store", "store-discovery", "store-rule", "supersede", "update"].sort(),
     );
     for (const c of clientVerbs) {
       const flags = Object.fromEntries(c.flags.map((f) => [f.name, f]));
@@ -211,7 +215,7 @@ describe("version, help and completion", { timeout: 120_000 }, () => {
       run("bash", ["-c", `eval "$(cat)"; COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}; _engram_complete; printf '%s\\n' "\${COMPREPLY[@]}"`], script.stdout);
 
     const verbs = await probe(["engram", "s"]);
-    expect(verbs.stdout.split("\n").filter(Boolean).sort()).toEqual(["schedule", "search", "serve", "spine-review", "store", "supersede"]);
+    expect(verbs.stdout.split("\n").filter(Boolean).sort()).toEqual(["schedule", "search", "serve", "spine-review", "store", "store-discovery", "store-rule", "supersede"]);
 
     const listFlags = await probe(["engram", "list", "--cur"]);
     expect(listFlags.stdout.split("\n").filter(Boolean)).toEqual(["--cursor-mode"]);

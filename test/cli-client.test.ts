@@ -259,6 +259,28 @@ describe("engram client verbs against a real server", { timeout: 180_000 }, () =
     expect((JSON.parse(await ok(["list", "--scope", "repo:example/arch"])) as { memories: JsonMemory[] }).memories.map((m) => m.id)).toEqual([id]);
   });
 
+  it("store-discovery, store-rule and delete-all do from the CLI what the MCP tools do", async () => {
+    const cite = JSON.stringify({ kind: "file", ref: "src/parser.ts", locator: "1-9" });
+    const d = JSON.parse(
+      await ok(["store-discovery", "--content", "The parser lives in src/parser.ts.", "--kind", "map", "--scope", "discovery:repo:example/cli", "--citation", cite]),
+    ) as { id: string };
+    expect((JSON.parse(await ok(["get", d.id])) as { memory: JsonMemory & { category: string } }).memory.category).toBe("discovery");
+    const r = JSON.parse(
+      await ok(["store-rule", "--content", "Run the linter before pushing.", "--scope", "rule:repo:example/cli", "--summary", "lint before push"]),
+    ) as { id: string };
+    expect((JSON.parse(await ok(["get", r.id])) as { memory: { visibility: string } }).memory.visibility).toBe("shared");
+    const bad = await runEngram(["store-rule", "--content", "x", "--scope", "repo:x", "--summary", "s"], { ENGRAM_SERVER_URL: server.url });
+    expect(bad.code).toBe(EXIT.usage);
+    expect(bad.stderr.trim()).toBe("field=scope hint=prefix: scope must be rule:repo:<repo> or rule:project:<project>");
+
+    for (const c of ["one", "two"]) await ok(["store", "--content", c, "--scope", "repo:example/teardown", ...RECORD]);
+    expect(JSON.parse(await ok(["delete-all", "--scope", "repo:example/teardown"]))).toEqual({ deleted: "2" });
+    expect((JSON.parse(await ok(["list", "--scope", "repo:example/teardown"])) as { memories: unknown[] }).memories).toEqual([]);
+    const noScope = await runEngram(["delete-all"], { ENGRAM_SERVER_URL: server.url });
+    expect(noScope.code).toBe(EXIT.usage);
+    expect(noScope.stderr.trim()).toBe("field=scope hint=required: scope is required");
+  });
+
   it("migration-status reports the schema-version histogram in json and text", async () => {
     const status = JSON.parse(await ok(["migration-status"])) as Record<string, unknown>;
     expect(Object.keys(status).sort()).toEqual(["absent", "buckets", "current_version", "future", "future_total", "pending", "total"]);

@@ -10,6 +10,7 @@ const base = { content: `note ${SECRET}`, scope: "repo:demo", source: "user-said
 const future = new Date(Date.now() + 86_400_000).toISOString();
 const past = new Date(Date.now() - 86_400_000).toISOString();
 const cite = (over: Record<string, string> = {}) => ({ kind: "file", ref: "src/a.ts", locator: "", pin: "", excerpt: "", ...over });
+const rule = { content: `always ${SECRET}`, scope: "rule:repo:demo", summary: "one line" };
 const disc = { content: `found ${SECRET}`, kind: "fact", scope: "discovery:repo:demo", citations: [cite()] };
 const TRIO = "cursor_mode, offset, and page_token are mutually exclusive";
 
@@ -41,7 +42,15 @@ const rows: EnvelopeRow<Ctx>[] = [
   { name: "SearchDiscoveries: missing query", call: (c) => c.searchDiscoveries({}), envelope: "field=query hint=required: query is required", code: Code.InvalidArgument },
   { name: "SearchDiscoveries: k above the maximum", call: (c) => c.searchDiscoveries({ query: "q", k: 1001n }), envelope: "field=k hint=out_of_range: k exceeds the maximum of 1000", code: Code.InvalidArgument },
   { name: "SearchDiscoveries: kind outside the set", call: (c) => c.searchDiscoveries({ query: "q", kind: SECRET }), envelope: 'field=kind hint=enum: kind must be "map" or "fact"', code: Code.InvalidArgument },
-  // Rules are written on the MCP lane (store_rule); Connect lists them.
+  // StoreRule, in the contract's order.
+  { name: "StoreRule: missing content", call: (c) => c.storeRule({ ...rule, content: "" }), envelope: "field=content hint=required: content is required", code: Code.InvalidArgument },
+  { name: "StoreRule: oversized content", call: (c) => c.storeRule({ ...rule, content: pad(8193) }), envelope: "field=content hint=too_long: content too large: 8193 bytes (max 8192)", code: Code.OutOfRange },
+  { name: "StoreRule: scope that is not a rule scope", call: (c) => c.storeRule({ ...rule, scope: SECRET }), envelope: "field=scope hint=prefix: scope must be rule:repo:<repo> or rule:project:<project>", code: Code.InvalidArgument },
+  { name: "StoreRule: missing summary", call: (c) => c.storeRule({ ...rule, summary: "" }), envelope: "field=summary hint=required: summary is required for a rule (it is the one-line index entry)", code: Code.InvalidArgument },
+  { name: "StoreRule: a summary on two lines", call: (c) => c.storeRule({ ...rule, summary: `${SECRET}\nmore` }), envelope: "field=summary hint=format: rule summary must be a single line (no newlines); it is the index entry", code: Code.InvalidArgument },
+  { name: "StoreRule: oversized summary", call: (c) => c.storeRule({ ...rule, summary: pad(257) }), envelope: "field=summary hint=too_long: summary too long: 257 bytes (max 256)", code: Code.OutOfRange },
+  // DeleteAll: scope is the only guard before a teardown.
+  { name: "DeleteAll: missing scope", call: (c) => c.deleteAll({}), envelope: "field=scope hint=required: scope is required", code: Code.InvalidArgument },
   { name: "ListRules: a scope that is not a rule scope", call: (c) => c.listRules({ scopes: ["rule:repo:ok", SECRET] }), envelope: "field=scopes hint=prefix: scope at position 1 must be rule:repo:<repo> or rule:project:<project>", code: Code.InvalidArgument },
   // SupersedeMemory: argument checks, then set shape.
   { name: "SupersedeMemory: oversized summary", call: (c, x) => c.supersedeMemory({ ...base, summary: pad(700), supersedes: [x.existing] }), envelope: "field=summary hint=too_long: summary must be at most 512 bytes (got 700)", code: Code.OutOfRange },
@@ -81,7 +90,7 @@ describe("every curation validation over Connect", () => {
 
   it("covers a pinned number of validations, each with a unique name", () => {
     expect(new Set(rows.map((r) => r.name)).size).toBe(rows.length);
-    expect(rows.length).toBe(41);
+    expect(rows.length).toBe(48);
   });
 
   for (const row of rows) {

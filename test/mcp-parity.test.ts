@@ -424,10 +424,13 @@ describe("the same rejections on both lanes", () => {
     ["related: not found", "related_memories", { id: missingId }, (c) => c.relatedMemories({ id: missingId })],
     ["related: k too big", "related_memories", { id: missingId, k: 1001 }, (c) => c.relatedMemories({ id: missingId, k: 1001n })],
     ["list_tags: limit too big", "list_tags", { limit: 1001 }, (c) => c.listTags({ limit: 1001n })],
+    ["store_rule: scope prefix", "store_rule", { content: "c", scope: "rule:team:x", summary: "s" }, (c) => c.storeRule({ content: "c", scope: "rule:team:x", summary: "s" })],
+    ["store_rule: summary on two lines", "store_rule", { content: "c", scope: "rule:repo:x", summary: "a\nb" }, (c) => c.storeRule({ content: "c", scope: "rule:repo:x", summary: "a\nb" })],
+    ["delete_all: scope missing", "delete_all", {}, (c) => c.deleteAll({})],
   ];
 
-  /** Tools with no Connect RPC; their rejections are covered in mcp-tools.test.ts. */
-  const MCP_ONLY = ["delete_all", "store_rule"];
+  /** Tools with no Connect RPC: none any more; kept so a new MCP-only tool is a deliberate choice. */
+  const MCP_ONLY: string[] = [];
 
   it.each(cases)("%s: the MCP text is byte-identical to the Connect message", async (_label, tool, args, viaRpc) => {
     const r = await rpcRejection(() => viaRpc(rpc));

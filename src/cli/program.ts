@@ -10,6 +10,7 @@ import { registerOperatorSpineReview } from "./operator-spine-review.js";
 import { registerRecallCommands } from "./recall-commands.js";
 import { registerServeCommand } from "./serve-command.js";
 import { registerMcpCommand } from "./mcp-command.js";
+import { registerCuratedWrites } from "./curated-writes.js";
 import { registerStatusCommands } from "./status-commands.js";
 import { registerWriteCommands } from "./write-commands.js";
 
@@ -44,6 +45,7 @@ export function buildProgram(version = packageVersion()): Command {
   registerMcpCommand(program);
   registerRecallCommands(program);
   registerWriteCommands(program);
+  registerCuratedWrites(program);
   registerCurationCommands(program);
   registerStatusCommands(program);
   registerOperatorMigrate(program);

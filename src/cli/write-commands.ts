@@ -68,7 +68,7 @@ const CITATION_KEYS = ["kind", "ref", "locator", "pin", "excerpt"] as const;
 const CITATION_FORMAT =
   'each --citation must be a JSON object whose only keys are kind, ref, locator, pin and excerpt, all strings';
 
-function parseCitations(raw: readonly string[] | undefined): Citation[] {
+export function parseCitations(raw: readonly string[] | undefined): Citation[] {
   return (raw ?? []).map((text, i) => {
     let value: unknown;
     try {

@@ -28,7 +28,9 @@ import {
   TagEvidenceSchema,
   TagWeightSchema,
   VectorEvidenceSchema,
+  DeleteAllResponseSchema,
   DeleteMemoryResponseSchema,
+  StoreRuleResponseSchema,
   EngramService,
   GetMemoryResponseSchema,
   ListMemoriesResponseSchema,
@@ -278,6 +280,22 @@ export function engramServiceImpl(core: Core, log: Logger): ServiceImpl<typeof E
         currentVersion: s.current_version,
         pending: BigInt(s.pending),
       });
+    }),
+
+    storeRule: guard("StoreRule", async (req, ctx) => {
+      const r = await core.storeRule(subjectOf(ctx), {
+        content: opt(req.content),
+        scope: opt(req.scope),
+        summary: opt(req.summary),
+        tags: req.tags,
+        id: opt(req.id),
+      });
+      return create(StoreRuleResponseSchema, { id: r.id, shortId: r.short_id });
+    }),
+
+    deleteAll: guard("DeleteAll", async (req, ctx) => {
+      const r = await core.deleteAll(subjectOf(ctx), { scope: opt(req.scope) });
+      return create(DeleteAllResponseSchema, { deleted: BigInt(r.deleted) });
     }),
   };
 }
