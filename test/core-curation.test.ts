@@ -219,3 +219,20 @@ describe("the store's supersede is the authority under races", () => {
     expect(await t.store.getRaw("22222222-2222-4222-8222-222222222222")).toBeUndefined();
   });
 });
+
+describe("search's recall-gate report", () => {
+  it("counts the archived record that would have ranked in the top k, and include_archived brings it back", async () => {
+    const t = testCore();
+    const s = ownerSubject("alice");
+    const hidden = await t.core.storeMemory(s, { ...base, content: "rotate the signing keys every quarter" });
+    await t.core.storeMemory(s, { ...base, content: "signing keys live in the vault" });
+    await t.core.storeMemory(s, { ...base, content: "lunch is at noon" });
+    await t.core.archiveMemory(s, { ids: [hidden.id] });
+    const gated = await t.core.searchMemories(s, { query: "rotate signing keys", scope: "repo:x", k: 2 }, "connect");
+    expect(gated.memories.map((m) => m.id)).not.toContain(hidden.id);
+    expect(gated.recall_gate_hidden).toEqual({ total: 1, archived: 1, superseded: 0, expired: 0, scheduled: 0 });
+    const relaxed = await t.core.searchMemories(s, { query: "rotate signing keys", scope: "repo:x", k: 2, include_archived: true }, "connect");
+    expect(relaxed.memories[0]!.id).toBe(hidden.id);
+    expect(relaxed.recall_gate_hidden.total).toBe(0);
+  });
+});

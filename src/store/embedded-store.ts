@@ -21,6 +21,9 @@ function isGated(a: RecordAttrs): boolean {
   return a.archived || a.superseded || a.notBefore !== null || a.notAfter !== null;
 }
 
+/** Pools up to this size go to the vector index as an explicit candidate list. */
+const CANDIDATE_LIST_MAX = 4096;
+
 /** Records from which a freshly built index is saved at once rather than at close. */
 const SNAPSHOT_AT = 4096;
 
@@ -440,14 +443,20 @@ export class EmbeddedStore implements Store, MigrationStore {
   async search(query: RecordQuery, vector: Float32Array, text: string, candidates: number): Promise<ScoredRecord[]> {
     this.sync();
     const scored = new Map<number, number>();
-    // A named scope is usually a small slice of the store: hand the index the
-    // exact candidate list instead of a predicate over everything.
+    if (query.onlyGated && this.gatedRids.size === 0) return [];
+    // A small pool (the gated records, a small scope) is handed over as an
+    // exact candidate list; a large one as a predicate, which the index only
+    // consults for the records its graph walk visits.
+    const pool = query.onlyGated ? this.gatedRids : query.scope !== undefined ? (this.ridsByScope.get(query.scope) ?? new Set<number>()) : undefined;
     const filter =
-      query.onlyGated
-        ? { candidates: [...this.gatedRids].filter((rid) => matches(this.attrs.get(rid)!, query)) }
-        : query.scope !== undefined
-        ? { candidates: [...(this.ridsByScope.get(query.scope) ?? [])].filter((rid) => matches(this.attrs.get(rid)!, query)) }
-        : { allow: (rid: number) => { const a = this.attrs.get(rid); return !!a && matches(a, query); } };
+      pool !== undefined && pool.size <= CANDIDATE_LIST_MAX
+        ? { candidates: [...pool].filter((rid) => matches(this.attrs.get(rid)!, query)) }
+        : {
+            allow: (rid: number) => {
+              const a = this.attrs.get(rid);
+              return !!a && (pool === undefined || pool.has(rid)) && matches(a, query);
+            },
+          };
     for (const hit of this.vectors().search(vector, candidates, filter)) scored.set(hit.key, hit.score);
 
     const tokens = this.selectiveTokens(lexicalTokens(text));
@@ -483,20 +492,34 @@ export class EmbeddedStore implements Store, MigrationStore {
 
   /**
    * Query words worth a lexical lookup: ranking every document that holds a
-   * very common word costs more than it tells, so words in more than a
-   * small share of documents are dropped, rarest first, at most eight.
+   * common word costs more than it tells (and the vector side finds those
+   * anyway), so only words in at most 1% of documents (at least 1,000) are
+   * kept, rarest first, at most eight. Document frequencies are cached; they
+   * only steer a heuristic, so the cache is dropped every few thousand writes.
    */
   private selectiveTokens(tokens: string[]): string[] {
     if (tokens.length === 0) return tokens;
-    const ceiling = Math.max(2000, Math.floor(this.attrs.size * 0.05));
-    const df = this.stmt("SELECT doc FROM records_fts_vocab WHERE term = ?");
+    if (this.dfCache.size > 50_000 || this.lastSeq - this.dfCacheSeq > 5_000) {
+      this.dfCache.clear();
+      this.dfCacheSeq = this.lastSeq;
+    }
+    const ceiling = Math.max(1000, Math.floor(this.attrs.size * 0.01));
+    const lookup = this.stmt("SELECT doc FROM records_fts_vocab WHERE term = ?");
+    const df = (t: string): number => {
+      let n = this.dfCache.get(t);
+      if (n === undefined) this.dfCache.set(t, (n = (lookup.get(t) as { doc: number } | undefined)?.doc ?? 0));
+      return n;
+    };
     return tokens
-      .map((t) => ({ t, n: (df.get(t) as { doc: number } | undefined)?.doc ?? 0 }))
+      .map((t) => ({ t, n: df(t) }))
       .filter((x) => x.n > 0 && x.n <= ceiling)
       .sort((x, y) => x.n - y.n)
       .slice(0, 8)
       .map((x) => x.t);
   }
+
+  private readonly dfCache = new Map<string, number>();
+  private dfCacheSeq = 0;
 
   private vectorsOf(rids: readonly number[]): { rid: number; vector: Buffer }[] {
     if (rids.length === 0) return [];
