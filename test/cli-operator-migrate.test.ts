@@ -17,6 +17,7 @@ import type { MemoryRecord } from "../src/core/index.js";
 import { EmbeddedStore } from "../src/store/embedded-store.js";
 import type { MigrateReport, RevertReport } from "../src/store/migrations/index.js";
 import { CURRENT_SCHEMA_VERSION } from "../src/store/schema-version.js";
+import { syntheticRecord } from "./helpers/synthetic-record.js";
 
 const REPO = fileURLToPath(new URL("..", import.meta.url));
 /** With no ENGRAM_OPENAI_BASE_URL the CLI opens the store with the local embedder's dimension. */
@@ -75,31 +76,7 @@ afterAll(() => {
 });
 
 function payload(i: number, extra: Partial<MemoryRecord> = {}): MemoryRecord {
-  return {
-    id: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
-    short_id: `S${String(i).padStart(9, "0")}`,
-    content: `record ${i} ` + "é".repeat(i % 7),
-    scope: `repo:${i % 5}`,
-    repo: "",
-    workspace: "",
-    worktree_path: "",
-    base_dir: "",
-    source: "user-said",
-    category: "decision",
-    tags: [`t${i % 3}`],
-    actor: "",
-    owner: "",
-    visibility: "",
-    created_at: new Date(1_700_000_000_000 + i * 1000).toISOString(),
-    summary: "",
-    summary_source: "",
-    summary_model: "",
-    access_count: 0,
-    kind: "",
-    citations: [],
-    supersedes: [],
-    ...extra,
-  };
+  return syntheticRecord(i, { short_id: `S${String(i).padStart(9, "0")}`, ...extra });
 }
 
 const VECTOR = (() => {

@@ -18,37 +18,14 @@ import {
   type MigrationStep,
 } from "../src/store/migrations/index.js";
 import { CURRENT_SCHEMA_VERSION } from "../src/store/schema-version.js";
+import { syntheticRecord } from "./helpers/synthetic-record.js";
 
 function freshStore(): EmbeddedStore {
   return EmbeddedStore.open({ dataDir: mkdtempSync(join(tmpdir(), "engram-mig-")), dim: 4 });
 }
 
 function payload(i: number, extra: Partial<MemoryRecord> = {}): MemoryRecord {
-  return {
-    id: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
-    short_id: "",
-    content: `record ${i} ` + "é".repeat(i % 7),
-    scope: `repo:${i % 5}`,
-    repo: "",
-    workspace: "",
-    worktree_path: "",
-    base_dir: "",
-    source: "user-said",
-    category: "decision",
-    tags: [`t${i % 3}`],
-    actor: "",
-    owner: "",
-    visibility: "",
-    created_at: new Date(1_700_000_000_000 + i * 1000).toISOString(),
-    summary: "",
-    summary_source: "",
-    summary_model: "",
-    access_count: 0,
-    kind: "",
-    citations: [],
-    supersedes: [],
-    ...extra,
-  };
+  return syntheticRecord(i, extra);
 }
 
 const V = new Float32Array([1, 0, 0, 0]);
