@@ -136,7 +136,16 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         const subject = auth.authenticate(req.headers.authorization);
         if (subject === undefined) {
           log({ level: "warn", msg: "mcp request rejected: missing or invalid bearer token", path });
-          sendJson(res, 401, { error: "unauthorized" }, { "www-authenticate": 'Bearer realm="engram"' });
+          // Read the unread request body first: answering an HTTP/2 stream
+          // whose body is still arriving resets it, and the client sees a
+          // framing error instead of the 401.
+          const reject = () => sendJson(res, 401, { error: "unauthorized" }, { "www-authenticate": 'Bearer realm="engram"' });
+          if (req.readableEnded) reject();
+          else {
+            req.once("end", reject);
+            req.once("error", reject);
+            req.resume();
+          }
           return;
         }
         subjects.set(req, subject);
