@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { dotAt, TopK, type VectorHit } from "../src/store/exact-scan.js";
 import { VectorIndex, type VectorFilter } from "../src/store/vector-index.js";
+import { clustered, mulberry32 } from "../test/helpers/synthetic-vectors.js";
 
 const DIM = 512;
 const LATENT = 32;
@@ -23,47 +24,9 @@ const RECORDS = Number(process.argv[2] ?? 100_000);
 const QUERIES = Number(process.argv[3] ?? 100);
 const EF_CONSTRUCTION = process.argv[4] === undefined ? undefined : Number(process.argv[4]);
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function gaussian(rand: () => number): number {
-  const u = 1 - rand();
-  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rand());
-}
-
 /** Seeded source of clustered unit vectors. */
 function embeddingSource(seed: number): () => Float32Array {
-  const rand = mulberry32(seed);
-  const projection = new Float64Array(LATENT * DIM);
-  for (let i = 0; i < projection.length; i++) projection[i] = gaussian(rand) / Math.sqrt(LATENT);
-  const centres = new Float64Array(CLUSTERS * LATENT);
-  for (let i = 0; i < centres.length; i++) centres[i] = gaussian(rand);
-  const z = new Float64Array(LATENT);
-  return () => {
-    const c = Math.floor(rand() * CLUSTERS);
-    // Overlapping clusters: true top-1 / top-10 cosines come out near 0.65 /
-    // 0.55, random pairs near 0, much like real sentence embeddings.
-    for (let l = 0; l < LATENT; l++) z[l] = centres[c * LATENT + l]! + 0.8 * gaussian(rand);
-    const v = new Float32Array(DIM);
-    let norm = 0;
-    for (let d = 0; d < DIM; d++) {
-      let x = 0.5 * gaussian(rand);
-      for (let l = 0; l < LATENT; l++) x += z[l]! * projection[l * DIM + d]!;
-      v[d] = x;
-      norm += x * x;
-    }
-    norm = Math.sqrt(norm);
-    for (let d = 0; d < DIM; d++) v[d] = v[d]! / norm;
-    return v;
-  };
+  return clustered(seed, DIM, LATENT, CLUSTERS);
 }
 
 /** Reference answer: score every admitted row, no index involved. */
