@@ -282,7 +282,7 @@ const ROWS: Row[] = [
     args: ["update", "abc"],
     target: "untouched",
     exit: EXIT.usage,
-    stderrHas: "field=update_mask hint=required:",
+    stderrLine: "field=update_mask hint=required: update_mask must contain at least one path, each of: content, shared, tags, summary",
   },
   {
     name: "a --citation that is not a JSON object is refused before dialing",

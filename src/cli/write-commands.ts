@@ -18,6 +18,7 @@ import {
 } from "../gen/engram/v1/engram_pb.js";
 import { addClientFlags, resolveClient, type ClientFlagValues } from "./client-flags.js";
 import { usageError } from "./failure.js";
+import { updateMaskRequired } from "../core/update-memory.js";
 import { collectList } from "./list-values.js";
 import { emit } from "./output.js";
 import { callEngram } from "./rpc.js";
@@ -191,11 +192,8 @@ export function registerWriteCommands(program: Command): void {
       if (o.shared || o.private) paths.push("shared");
       if (o.tags !== undefined) paths.push("tags");
       if (o.summary !== undefined) paths.push("summary");
-      if (paths.length === 0) {
-        throw usageError(
-          argError("update_mask", "required", "update needs at least one of --content, --tags, --summary, --shared or --private").message,
-        );
-      }
+      // The core's own rejection, raised before dialing (the flags are the mask's paths).
+      if (paths.length === 0) throw usageError(updateMaskRequired().message);
       const settings = resolveClient(o, cmd);
       const req = create(UpdateMemoryRequestSchema, {
         id,

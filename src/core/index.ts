@@ -14,7 +14,7 @@ export type { SearchResult } from "./search-memories.js";
 export type { ListResult } from "./list-memories.js";
 export type { Coverage } from "./coverage.js";
 export type { RecallGateHidden } from "./recall-gate-hidden.js";
-export { UPDATE_PATHS } from "./update-memory.js";
+export { UPDATE_PATHS, updateMaskRequired } from "./update-memory.js";
 export type { SupersedeResult } from "./supersede-memory.js";
 export type { ArchiveRow, ArchiveOutcome } from "./archive.js";
 export { outcomeSummary } from "./archive.js";

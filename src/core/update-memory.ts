@@ -13,11 +13,16 @@ import type { WriteResult } from "./write-record.js";
 export const UPDATE_PATHS = ["content", "shared", "tags", "summary"] as const;
 const MASK_SENTENCE = `update_mask must contain at least one path, each of: ${UPDATE_PATHS.join(", ")}`;
 
+/** The rejection for an update that names no field; the CLI raises the same one before dialing. */
+export function updateMaskRequired() {
+  return argError("update_mask", "required", MASK_SENTENCE);
+}
+
 /** Connect names present fields with a mask; absent paths stay unchanged. */
 function applyMask(a: UpdateArgs): UpdateArgs {
   if (a.update_mask === undefined) return a;
   const paths = a.update_mask;
-  if (paths.length === 0) throw argError("update_mask", "required", MASK_SENTENCE);
+  if (paths.length === 0) throw updateMaskRequired();
   if (!paths.every((p) => (UPDATE_PATHS as readonly string[]).includes(p))) throw argError("update_mask", "enum", MASK_SENTENCE);
   const out: UpdateArgs = { id: a.id };
   if (paths.includes("content")) out.content = a.content ?? "";
