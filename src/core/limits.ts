@@ -10,6 +10,8 @@ export type Limits = {
   maxCitations: number;
   maxExcerptBytes: number;
   maxIdempotencyKeyBytes: number;
+  /** Bytes of a recall query; checked before anything is embedded. */
+  maxQueryBytes: number;
   maxRecall: number;
   maxTargetBytes: number;
   maxArchiveIdBytes: number;
@@ -33,6 +35,7 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
   maxCitations: 50,
   maxExcerptBytes: 16 * 1024,
   maxIdempotencyKeyBytes: 512,
+  maxQueryBytes: 8192,
   maxRecall: 1000,
   maxTargetBytes: 256,
   maxArchiveIdBytes: 256,
@@ -90,6 +93,7 @@ export function limitsFromEnv(env: NodeJS.ProcessEnv = process.env): Limits {
     maxContentBytes: positiveInt(env, "ENGRAM_MEMORY_MAX_CONTENT_BYTES", DEFAULT_LIMITS.maxContentBytes),
     maxTags: positiveInt(env, "ENGRAM_MEMORY_MAX_TAGS", DEFAULT_LIMITS.maxTags),
     maxTagBytes: positiveInt(env, "ENGRAM_MEMORY_MAX_TAG_BYTES", DEFAULT_LIMITS.maxTagBytes),
+    maxQueryBytes: positiveInt(env, "ENGRAM_MEMORY_MAX_QUERY_BYTES", DEFAULT_LIMITS.maxQueryBytes),
     summaryMaxChars: positiveInt(env, "ENGRAM_SUMMARY_MAX_CHARS", DEFAULT_LIMITS.summaryMaxChars),
     responseBudgetBytes: positiveInt(env, "ENGRAM_RESPONSE_BUDGET_BYTES", DEFAULT_LIMITS.responseBudgetBytes),
   });

@@ -11,7 +11,9 @@ import {
   DEFAULT_LIMITS,
   LANE_POLICY,
   outcomeSummary,
+  recallRow,
   type ArchiveRow,
+  type MemoryView,
   type Core,
   type Coverage,
   type Subject,
@@ -64,6 +66,11 @@ export type AnyToolHandler = {
 /** Ties a handler's argument type to its shape. */
 function handler<S extends z.ZodRawShape>(h: ToolHandler<S>): ToolHandler<S> {
   return h;
+}
+
+/** Compact rows reach agents as the recall view; full records go as they are. */
+function rows(list: readonly MemoryView[], full: boolean | undefined): (MemoryView | Partial<MemoryView>)[] {
+  return full ? [...list] : list.map(recallRow);
 }
 
 /** Coverage keys appear only on cross-spine reads; a scoped read carries none. */
@@ -127,7 +134,7 @@ export const TOOL_HANDLERS = {
       const r = await core.searchMemories(subject, a, LANE);
       return {
         text: `${r.memories.length} hits`,
-        structured: { memories: r.memories, ...coverageKeys(r.coverage) },
+        structured: { memories: rows(r.memories, a.full), ...coverageKeys(r.coverage) },
       };
     },
   }),
@@ -146,7 +153,7 @@ export const TOOL_HANDLERS = {
       const r = await core.listMemories(subject, { ...rest, page_token: cursor }, LANE);
       return {
         text: `${r.memories.length} memories`,
-        structured: { memories: r.memories, next_cursor: r.next_page_token, ...coverageKeys(r.coverage) },
+        structured: { memories: rows(r.memories, rest.full), next_cursor: r.next_page_token, ...coverageKeys(r.coverage) },
       };
     },
   }),
@@ -271,7 +278,7 @@ export const TOOL_HANDLERS = {
       if (r.validated) {
         return {
           text: `validated, superseding ${inputs}`,
-          structured: { validated: true, supersedes: r.supersedes, targets: r.targets },
+          structured: { validated: true, supersedes: r.supersedes, targets: rows(r.targets, false) },
         };
       }
       return { text: `stored ${r.id}, superseding ${inputs}`, structured: { id: r.id, short_id: r.short_id } };
@@ -345,7 +352,9 @@ export const TOOL_HANDLERS = {
     input: relatedShape,
     run: async ({ core, subject }, a) => {
       const r = await core.relatedMemories(subject, a);
-      return { text: `${r.related.length} related`, structured: r };
+      const [anchor] = rows([r.anchor], a.full);
+      const related = r.related.map((x) => ({ memory: rows([x.memory], a.full)[0], edges: x.edges }));
+      return { text: `${r.related.length} related`, structured: { anchor, related, truncated: r.truncated } };
     },
   }),
 
