@@ -155,6 +155,16 @@ const ROWS: Row[] = [
     connect: (c) => c.storeRule({ content: "c", scope: "rule:repo:x", summary: "one line", tags: [""] }),
   },
 
+  // An id the not-found sentinel would repeat is bounded first.
+  {
+    name: "an id over 256 bytes is too long before any lookup",
+    envelope: "field=id hint=too_long: id too large: 300 bytes (max 256)",
+    code: Code.OutOfRange,
+    mcp: { tool: "get_memory", args: { id: pad(300) } },
+    connect: (c) => c.getMemory({ id: pad(300) }),
+    cli: ["get", pad(300)],
+  },
+
   // MCP arguments the SDK used to answer itself (item 4). The proto cannot carry these mistakes.
   {
     name: "a negative k reaches the core's count check",

@@ -14,6 +14,8 @@ export type Limits = {
   maxQueryBytes: number;
   maxRecall: number;
   maxTargetBytes: number;
+  /** Bytes of one id input (UUID or short id), so a not-found sentinel never repeats more than this. */
+  maxIdBytes: number;
   maxArchiveIdBytes: number;
   maxDiscoveryContentBytes: number;
   maxRuleContentBytes: number;
@@ -38,6 +40,7 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
   maxQueryBytes: 8192,
   maxRecall: 1000,
   maxTargetBytes: 256,
+  maxIdBytes: 256,
   maxArchiveIdBytes: 256,
   maxDiscoveryContentBytes: 64 * 1024,
   maxRuleContentBytes: 8 * 1024,
