@@ -34,6 +34,25 @@ import {
   type ErrorClass,
 } from "../src/argerror/index.js";
 
+import { checkArgKinds, ARG_KINDS } from "../src/core/arg-kinds.js";
+import { DEFAULT_LIMITS } from "../src/core/limits.js";
+import type { SearchArgs } from "../src/core/args.js";
+import { checkIdBytes } from "../src/core/resolve.js";
+import { rejectUnknownArguments } from "../src/core/unknown-arguments.js";
+import { checkCategory, checkQuery, checkSummary, checkTags, checkUnreservedScope, validateStoreArgs } from "../src/core/validate.js";
+
+/** The message of what a production check throws. */
+function thrown(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    return (err as Error).message;
+  }
+  throw new Error("the check passed");
+}
+
+const WRITE = { content: "c", scope: "project:x", source: "user-said", category: "decision" };
+
 const DOC_PATH = new URL("../docs/errors.md", import.meta.url);
 const DOC = readFileSync(DOC_PATH, "utf8");
 
@@ -392,6 +411,20 @@ const EXAMPLES: ReadonlyArray<readonly [string, string]> = [
   ["ambiguous short id", ambiguousShortId("a1b2c3d4e5").message],
   ["rule visibility change", ruleImmutable("visibility").message],
   ["idempotency key reuse", idempotencyConflict().message],
+  ["id too long", thrown(() => checkIdBytes({ limits: DEFAULT_LIMITS } as never, "i".repeat(300)))],
+  ["query too long", thrown(() => checkQuery("q".repeat(9000), DEFAULT_LIMITS))],
+  ["source outside its set", thrown(() => validateStoreArgs({ ...WRITE, source: "bob" }, DEFAULT_LIMITS, "store"))],
+  ["category outside its set", thrown(() => checkCategory("thing", "store"))],
+  ["reserved category", thrown(() => checkCategory("rule", "store"))],
+  ["reserved scope", thrown(() => checkUnreservedScope("discovery:repo:x"))],
+  ["summary on two lines", thrown(() => checkSummary("one\ntwo", DEFAULT_LIMITS))],
+  ["blank tag", thrown(() => checkTags(["a", " "], DEFAULT_LIMITS))],
+  ["count of the wrong type", thrown(() => checkArgKinds(ARG_KINDS.search, { k: -1 }))],
+  ["string of the wrong type", thrown(() => checkArgKinds(ARG_KINDS.search, { scope: ["a"] } as unknown as SearchArgs))],
+  ["list of the wrong type", thrown(() => checkArgKinds(ARG_KINDS.search, { tags: "a" } as unknown as SearchArgs))],
+  ["flag of the wrong type", thrown(() => checkArgKinds(ARG_KINDS.search, { full: "yes" } as unknown as SearchArgs))],
+  ["unknown MCP argument", thrown(() => rejectUnknownArguments("list_memory", ["scope"], { offset: 5 }))],
+  ["unknown MCP argument with a long name", thrown(() => rejectUnknownArguments("list_memory", ["scope"], { ["x".repeat(65)]: 1 }))],
 ];
 
 /** Every line inside the doc's ```text fences: the place worked examples live. */

@@ -371,14 +371,11 @@ describe("tool results", () => {
     expect(new Set(ids).size).toBe(3);
   });
 
-  it("ignores arguments this lane does not offer, such as offset paging", async () => {
+  it("refuses arguments this lane does not offer, such as offset paging, instead of dropping them", async () => {
     await mcp.call("store_memory", memory({ scope: "project:hidden", content: "hidden knob one" }));
-    await mcp.call("store_memory", memory({ scope: "project:hidden", content: "hidden knob two" }));
-    const first = (await mcp.call("list_memory", { scope: "project:hidden", limit: 1 })).structuredContent as { next_cursor: string };
-    // offset with a cursor would break the paging trio if it reached the core.
-    const r = await mcp.call("list_memory", { scope: "project:hidden", limit: 1, cursor: first.next_cursor, offset: 5, cursor_mode: true });
-    expect(r.isError).toBeFalsy();
-    expect((r.structuredContent as { memories: unknown[] }).memories).toHaveLength(1);
+    const r = await mcp.call("list_memory", { scope: "project:hidden", limit: 1, offset: 5, cursor_mode: true });
+    expect(r.isError).toBe(true);
+    expect(texts(r)).toEqual(["field=offset hint=not_applicable: offset is not an argument of list_memory"]);
   });
 
   it("names the MCP cursor in the envelope of a cursor it did not issue", async () => {
@@ -589,10 +586,14 @@ describe("rejections", () => {
     }
   });
 
-  it("leaves an unknown tool to the SDK's protocol error", async () => {
-    const r = await mcp.call("no_such_tool", {});
-    expect(r.isError).toBe(true);
-    expect(texts(r)[0]).toMatch(/no_such_tool not found/);
+  it("answers an unknown tool with a JSON-RPC invalid-params error that does not repeat the name", async () => {
+    const err = await mcp.call("no_such_tool_sekrit", {}).then(
+      () => undefined,
+      (e: unknown) => e as { code: number; message: string },
+    );
+    expect(err?.code).toBe(-32602);
+    expect(err?.message).toContain("unknown tool");
+    expect(err?.message).not.toContain("sekrit");
   });
 });
 

@@ -23,7 +23,7 @@ export function contentFingerprint(a: StoreArgs, extra: readonly string[] = []):
   const h = createHash("sha256");
   h.update(lp(a.content ?? ""));
   h.update(lp(a.category ?? ""));
-  const tags = [...(a.tags ?? [])].sort();
+  const tags = [...new Set(a.tags ?? [])].sort();
   h.update(`${tags.length}:`);
   for (const t of tags) h.update(lp(t));
   for (const v of [a.source, a.repo, a.workspace, a.worktree, a.base_dir, a.summary]) h.update(lp(v ?? ""));

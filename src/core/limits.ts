@@ -10,8 +10,12 @@ export type Limits = {
   maxCitations: number;
   maxExcerptBytes: number;
   maxIdempotencyKeyBytes: number;
+  /** Bytes of a recall query; checked before anything is embedded. */
+  maxQueryBytes: number;
   maxRecall: number;
   maxTargetBytes: number;
+  /** Bytes of one id input (UUID or short id), so a not-found sentinel never repeats more than this. */
+  maxIdBytes: number;
   maxArchiveIdBytes: number;
   maxDiscoveryContentBytes: number;
   maxRuleContentBytes: number;
@@ -33,8 +37,10 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
   maxCitations: 50,
   maxExcerptBytes: 16 * 1024,
   maxIdempotencyKeyBytes: 512,
+  maxQueryBytes: 8192,
   maxRecall: 1000,
   maxTargetBytes: 256,
+  maxIdBytes: 256,
   maxArchiveIdBytes: 256,
   maxDiscoveryContentBytes: 64 * 1024,
   maxRuleContentBytes: 8 * 1024,
@@ -90,6 +96,7 @@ export function limitsFromEnv(env: NodeJS.ProcessEnv = process.env): Limits {
     maxContentBytes: positiveInt(env, "ENGRAM_MEMORY_MAX_CONTENT_BYTES", DEFAULT_LIMITS.maxContentBytes),
     maxTags: positiveInt(env, "ENGRAM_MEMORY_MAX_TAGS", DEFAULT_LIMITS.maxTags),
     maxTagBytes: positiveInt(env, "ENGRAM_MEMORY_MAX_TAG_BYTES", DEFAULT_LIMITS.maxTagBytes),
+    maxQueryBytes: positiveInt(env, "ENGRAM_MEMORY_MAX_QUERY_BYTES", DEFAULT_LIMITS.maxQueryBytes),
     summaryMaxChars: positiveInt(env, "ENGRAM_SUMMARY_MAX_CHARS", DEFAULT_LIMITS.summaryMaxChars),
     responseBudgetBytes: positiveInt(env, "ENGRAM_RESPONSE_BUDGET_BYTES", DEFAULT_LIMITS.responseBudgetBytes),
   });

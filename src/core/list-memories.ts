@@ -6,7 +6,7 @@ import { decodeCursor, nextCursor, type Cursor } from "./cursor.js";
 import type { CoreDeps } from "./deps.js";
 import { LANE_POLICY, type Lane } from "./limits.js";
 import { countHidden, type RecallGateHidden } from "./recall-gate-hidden.js";
-import { liftedQuery, recallQuery } from "./recall-query.js";
+import { createdWindow, liftedQuery, recallQuery } from "./recall-query.js";
 import type { Subject } from "./subject.js";
 import { checkCount, effectiveScope } from "./validate.js";
 import { compactView, fullView, type MemoryView } from "./view.js";
@@ -30,13 +30,14 @@ const VISIBILITIES = ["", "private", "shared"];
 export async function listMemories(deps: CoreDeps, subject: Subject, a: ListArgs, lane: Lane): Promise<ListResult> {
   const policy = LANE_POLICY[lane];
   const requested = checkCount("limit", a.limit, deps.limits);
+  const window = createdWindow(a);
   const offset = a.offset ?? 0;
   if (offset > 0 && (a.cursor_mode || (a.page_token ?? "") !== "")) throw ruleError("paging-trio-mutually-exclusive");
   if (!VISIBILITIES.includes(a.visibility ?? "")) {
     throw argError("visibility", "enum", "visibility must be one of private|shared (or empty for both)");
   }
   const scope = effectiveScope(a);
-  const q = recallQuery(deps, subject, a, scope);
+  const q = recallQuery(deps, subject, a, scope, window);
   if (a.visibility) q.visibility = a.visibility as "private" | "shared";
   const cursorMode = policy.alwaysCursor || !!a.cursor_mode || (a.page_token ?? "") !== "";
   const cursor: Cursor | undefined = a.page_token ? decodeCursor(policy.cursorField, a.page_token) : undefined;

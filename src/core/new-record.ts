@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { StoreArgs } from "./args.js";
 import type { Citation, MemoryRecord } from "./record.js";
 import type { Subject } from "./subject.js";
+import { uniqueTags } from "./validate.js";
 
 export function normalizeCitations(list: StoreArgs["citations"]): Citation[] {
   return (list ?? []).map((c) => ({
@@ -26,7 +27,7 @@ export function newRecord(a: StoreArgs, subject: Subject, now: Date, fields: Par
     base_dir: a.base_dir ?? "",
     source: a.source ?? "",
     category: a.category ?? "",
-    tags: [...(a.tags ?? [])],
+    tags: uniqueTags(a.tags) ?? [],
     actor: subject.actor,
     owner: subject.owner,
     visibility: "",

@@ -4,15 +4,25 @@ import { nowSeconds, type CoreDeps } from "./deps.js";
 import type { Subject } from "./subject.js";
 import { parseRfc3339 } from "./validate.js";
 
-/** Validates the created_* window and builds the store query, gate included. */
+export type CreatedWindow = { after?: Date; before?: Date };
+
+/** Parses the created_* window: created_after first, then created_before. */
+export function createdWindow(a: Pick<RecallFilterArgs, "created_after" | "created_before">): CreatedWindow {
+  return { after: parseRfc3339("created_after", a.created_after), before: parseRfc3339("created_before", a.created_before) };
+}
+
+/**
+ * Builds the store query, gate included. The window is parsed here unless
+ * the operation already parsed it at its own place in the check order.
+ */
 export function recallQuery(
   deps: CoreDeps,
   subject: Subject,
   a: RecallFilterArgs,
   scope: string | undefined,
+  window: CreatedWindow = createdWindow(a),
 ): RecordQuery {
-  const after = parseRfc3339("created_after", a.created_after);
-  const before = parseRfc3339("created_before", a.created_before);
+  const { after, before } = window;
   const q: RecordQuery = {
     subject,
     scope,

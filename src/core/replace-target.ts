@@ -1,6 +1,7 @@
 import { ambiguousShortId, notFound } from "../argerror/index.js";
 import type { CoreDeps } from "./deps.js";
 import type { MemoryRecord } from "./record.js";
+import { checkIdBytes } from "./resolve.js";
 import type { Subject } from "./subject.js";
 
 /**
@@ -13,6 +14,7 @@ export async function ownedOrAbsent(
   subject: Subject,
   input: string,
 ): Promise<{ id: string; existing?: MemoryRecord }> {
+  checkIdBytes(deps, input);
   const r = await deps.store.resolve(input);
   if (r.kind === "not_found") throw notFound([input]);
   if (r.kind === "ambiguous") throw ambiguousShortId(input);

@@ -1,4 +1,5 @@
-import { ambiguousShortId, notFound } from "../argerror/index.js";
+import { ambiguousShortId, argError, notFound } from "../argerror/index.js";
+import { byteLength } from "./bytes.js";
 import type { MemoryRecord } from "./record.js";
 import type { Subject } from "./subject.js";
 import type { CoreDeps } from "./deps.js";
@@ -21,7 +22,18 @@ export async function resolveOwned(deps: CoreDeps, subject: Subject, input: stri
   return rec;
 }
 
+/**
+ * An id input is bounded before any lookup: the not-found sentinel repeats
+ * the input as sent, and that echo must stay short.
+ */
+export function checkIdBytes(deps: CoreDeps, input: string): void {
+  const n = byteLength(input);
+  const max = deps.limits.maxIdBytes;
+  if (n > max) throw argError("id", "too_long", `id too large: ${n} bytes (max ${max})`, { max, got: n });
+}
+
 export async function resolveId(deps: CoreDeps, input: string): Promise<string> {
+  checkIdBytes(deps, input);
   const r = await deps.store.resolve(input);
   if (r.kind === "not_found") throw notFound([input]);
   if (r.kind === "ambiguous") throw ambiguousShortId(input);

@@ -1,13 +1,14 @@
 import { argError } from "../argerror/index.js";
 import { byteLength } from "./bytes.js";
 import type { Limits } from "./limits.js";
+import { isSingleLine } from "./validate.js";
 
 /** A rule's summary is its one-line index entry: present, single line, bounded. */
 export function checkRuleSummary(summary: string | undefined, limits: Limits): void {
   if (summary === undefined || summary.trim() === "") {
     throw argError("summary", "required", "summary is required for a rule (it is the one-line index entry)");
   }
-  if (/[\r\n]/.test(summary)) {
+  if (!isSingleLine(summary)) {
     throw argError("summary", "format", "rule summary must be a single line (no newlines); it is the index entry");
   }
   const n = byteLength(summary);

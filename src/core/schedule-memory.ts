@@ -12,7 +12,7 @@ import { checkIdempotency, embedAndPut, type WriteResult } from "./write-record.
  * even once its not_after has passed.
  */
 export async function scheduleMemory(deps: CoreDeps, subject: Subject, a: ScheduleArgs): Promise<WriteResult> {
-  validateStoreArgs(a, deps.limits);
+  validateStoreArgs(a, deps.limits, "schedule");
   const keyed = await checkIdempotency(deps, subject, a);
   if (keyed && "replay" in keyed) return keyed.replay;
   const window = parseWindow(a, nowSeconds(deps));

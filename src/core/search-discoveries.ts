@@ -5,7 +5,7 @@ import { LANE_POLICY, type Lane } from "./limits.js";
 import { candidateK, rerank } from "./rerank.js";
 import { checkDiscoveryKind, DISCOVERY_PREFIX } from "./store-discovery.js";
 import type { Subject } from "./subject.js";
-import { checkCount, effectiveScope, requireString } from "./validate.js";
+import { checkCount, checkQuery, effectiveScope } from "./validate.js";
 import { fullView, type MemoryView } from "./view.js";
 import { enforceBudget } from "./budget.js";
 import { GATE_ON } from "../store/store.js";
@@ -15,7 +15,7 @@ export type SearchDiscoveriesResult = { discoveries: MemoryView[]; coverage?: Co
 /** Discovery recall always returns full records: the citations are the point. */
 export async function searchDiscoveries(deps: CoreDeps, subject: Subject, a: SearchDiscoveriesArgs, lane: Lane): Promise<SearchDiscoveriesResult> {
   const policy = LANE_POLICY[lane];
-  const query = requireString("query", a.query);
+  const query = checkQuery(a.query, deps.limits);
   const k = checkCount("k", a.k, deps.limits) || policy.discoveryK;
   const crossSpine = a.cross_spine || (policy.discoveryEmptyScopeSpans && (a.scope ?? "") === "");
   const scope = effectiveScope({ scope: a.scope, cross_spine: crossSpine });

@@ -6,19 +6,19 @@ import { countHidden, type RecallGateHidden } from "./recall-gate-hidden.js";
 import { liftedQuery, recallQuery } from "./recall-query.js";
 import { candidateK, rerank } from "./rerank.js";
 import type { Subject } from "./subject.js";
-import { checkCount, effectiveScope, requireString } from "./validate.js";
+import { checkCount, checkQuery, effectiveScope } from "./validate.js";
 import { compactView, fullView, type MemoryView } from "./view.js";
 import { enforceBudget } from "./budget.js";
 
 export type SearchResult = { memories: MemoryView[]; coverage?: Coverage; recall_gate_hidden: RecallGateHidden };
 
 /**
- * Recall: query and k are checked before anything costs money (no embed,
+ * Recall: query (present, within its byte cap) and k are checked before anything costs money (no embed,
  * no store read on a rejected call), then the scope rule, then hybrid
  * candidates and the rerank.
  */
 export async function searchMemories(deps: CoreDeps, subject: Subject, a: SearchArgs, lane: Lane): Promise<SearchResult> {
-  const query = requireString("query", a.query);
+  const query = checkQuery(a.query, deps.limits);
   const k = checkCount("k", a.k, deps.limits) || LANE_POLICY[lane].searchK;
   const scope = effectiveScope(a);
   const q = recallQuery(deps, subject, a, scope);

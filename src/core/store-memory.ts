@@ -6,7 +6,7 @@ import { validateStoreArgs } from "./validate.js";
 import { checkIdempotency, embedAndPut, type WriteResult } from "./write-record.js";
 
 export async function storeMemory(deps: CoreDeps, subject: Subject, a: StoreArgs): Promise<WriteResult> {
-  validateStoreArgs(a, deps.limits);
+  validateStoreArgs(a, deps.limits, "store");
   const keyed = await checkIdempotency(deps, subject, a);
   if (keyed && "replay" in keyed) return keyed.replay;
   const rec = newRecord(a, subject, deps.now());

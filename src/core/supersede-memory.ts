@@ -62,7 +62,7 @@ async function resolveTargets(deps: CoreDeps, subject: Subject, inputs: readonly
  * the same checks and writes nothing.
  */
 export async function supersedeMemory(deps: CoreDeps, subject: Subject, a: SupersedeArgs): Promise<SupersedeResult> {
-  validateStoreArgs(a, deps.limits);
+  validateStoreArgs(a, deps.limits, "supersede");
   const inputs = checkSetShape(a, deps.limits.maxTargetBytes);
   const targets = await resolveTargets(deps, subject, inputs);
   const targetIds = targets.map((t) => t.record.id);

@@ -7,7 +7,7 @@ import type { MemoryRecord } from "./record.js";
 import { resolveOwned } from "./resolve.js";
 import { checkRuleSummary } from "./rule-checks.js";
 import type { Subject } from "./subject.js";
-import { checkContentBytes, checkSummary, checkTags, requireString } from "./validate.js";
+import { checkContentBytes, checkSummary, checkTags, requireString, uniqueTags } from "./validate.js";
 import type { WriteResult } from "./write-record.js";
 
 export const UPDATE_PATHS = ["content", "shared", "tags", "summary"] as const;
@@ -54,7 +54,8 @@ export async function updateMemory(deps: CoreDeps, subject: Subject, raw: Update
     if (a.shared === false) throw ruleImmutable("private");
   }
   const contentChanged = a.content !== undefined && a.content !== rec.content;
-  const tagsChanged = a.tags !== undefined && !sameTags(a.tags, rec.tags);
+  const tags = uniqueTags(a.tags);
+  const tagsChanged = tags !== undefined && !sameTags(tags, rec.tags);
   if (contentChanged) checkContentBytes(a.content!, rec.category === "rule" ? deps.limits.maxRuleContentBytes : deps.limits.maxContentBytes);
   if (tagsChanged) checkTags(a.tags, deps.limits);
 
@@ -71,7 +72,7 @@ export async function updateMemory(deps: CoreDeps, subject: Subject, raw: Update
     }
   }
   if (a.content !== undefined) next.content = a.content;
-  if (a.tags !== undefined) next.tags = [...a.tags];
+  if (tags !== undefined) next.tags = tags;
   if (a.shared !== undefined) next.visibility = a.shared ? "shared" : "";
   next.access_count = (rec.access_count ?? 0) + 1;
   next.last_accessed_at = deps.now().toISOString();

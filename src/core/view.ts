@@ -89,25 +89,49 @@ export function recallSummary(r: MemoryRecord, maxChars: number): { summary: str
   return { summary: chars.slice(0, maxChars).join("").trimEnd() + "…", truncated: true };
 }
 
+/**
+ * A summary-shaped row: the full record with content, citations and kind
+ * cleared, and the summary filled from the content when none was stored.
+ * Everything else (provenance, owner, visibility, lifecycle stamps, the
+ * schema version) stays, so a compact row never misreports a record.
+ */
 export function compactView(r: MemoryRecord, maxChars: number, score?: number): MemoryView {
   const { summary, truncated } = recallSummary(r, maxChars);
-  const v: MemoryView = {
-    id: r.id,
-    short_id: r.short_id,
-    scope: r.scope,
-    category: r.category,
-    tags: [...r.tags],
-    created_at: r.created_at,
-    summary,
-  };
-  if (r.summary_source) v.summary_source = r.summary_source;
+  const { content: _content, citations: _citations, kind: _kind, ...rest } = fullView(r, score);
+  const v: MemoryView = { ...rest, summary };
   if (truncated) v.truncated = true;
-  if (score !== undefined) v.score = score;
-  // Lifecycle stamps stay on compact rows so a reader relaxing the recall
-  // gate (include_archived …) can still tell which rows it relaxed.
-  if (r.superseded_by) v.superseded_by = r.superseded_by;
-  if (r.not_before !== undefined) v.not_before = unixToRfc3339(r.not_before);
-  if (r.not_after !== undefined) v.not_after = unixToRfc3339(r.not_after);
-  if (r.archived_at) v.archived_at = r.archived_at;
   return v;
+}
+
+/** The fields of a compact row an agent sees on the MCP lane (the reference's recall view). */
+const RECALL_ROW_FIELDS = [
+  "id",
+  "short_id",
+  "scope",
+  "category",
+  "tags",
+  "created_at",
+  "summary",
+  "summary_source",
+  "truncated",
+  "score",
+  "superseded_by",
+  "not_before",
+  "not_after",
+  "archived_at",
+] as const satisfies readonly (keyof MemoryView)[];
+
+/**
+ * A compact row cut down to the recall view. Empty optional fields are left
+ * out, and the lifecycle stamps stay so a row relaxed past the recall gate
+ * still says why it would have been hidden.
+ */
+export function recallRow(v: MemoryView): Partial<MemoryView> {
+  const out: Partial<MemoryView> = {};
+  for (const k of RECALL_ROW_FIELDS) {
+    const value = v[k];
+    if (value === undefined || (k === "summary_source" && value === "")) continue;
+    (out as Record<string, unknown>)[k] = value;
+  }
+  return out;
 }

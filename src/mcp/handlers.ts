@@ -11,7 +11,9 @@ import {
   DEFAULT_LIMITS,
   LANE_POLICY,
   outcomeSummary,
+  recallRow,
   type ArchiveRow,
+  type MemoryView,
   type Core,
   type Coverage,
   type Subject,
@@ -41,6 +43,7 @@ import { TOOL_NAMES, type ToolName } from "./tool-table.js";
 const LANE = "mcp" as const;
 const MCP = LANE_POLICY.mcp;
 const MAX = DEFAULT_LIMITS.maxRecall;
+const QUERY_RULE = `query is required, at most ${DEFAULT_LIMITS.maxQueryBytes} bytes by default (ENGRAM_MEMORY_MAX_QUERY_BYTES)`;
 const SCOPE_RULE = RULES["scope-required-unless-cross-spine"].sentence;
 
 export type ToolContext = { core: Core; subject: Subject };
@@ -66,6 +69,11 @@ function handler<S extends z.ZodRawShape>(h: ToolHandler<S>): ToolHandler<S> {
   return h;
 }
 
+/** Compact rows reach agents as the recall view; full records go as they are. */
+function rows(list: readonly MemoryView[], full: boolean | undefined): (MemoryView | Partial<MemoryView>)[] {
+  return full ? [...list] : list.map(recallRow);
+}
+
 /** Coverage keys appear only on cross-spine reads; a scoped read carries none. */
 function coverageKeys(c: Coverage | undefined): Partial<Coverage> {
   return c ?? {};
@@ -89,7 +97,8 @@ export const TOOL_HANDLERS = {
       "Do not store transient state (what you are doing right now, task progress), secrets (tokens, passwords, keys, credentials) " +
       "or timestamps (the server records when each memory was created). " +
       "Required: content, scope, source (user-said when the user said it, agent-inferred when you concluded it) and category " +
-      "(decision, preference, convention or gotcha). Optional: tags, repo, workspace, worktree, base_dir, a one-line summary used in " +
+      "(decision, preference, convention or gotcha; rules and discoveries have store_rule and store_discovery, and scopes under " +
+      "rule: and discovery: belong to them). Optional: tags, repo, workspace, worktree, base_dir, a one-line summary used in " +
       "recall, citations, and an idempotency_key so that a retry returns the original record instead of a duplicate. " +
       "Returns {id, short_id}; either one works wherever an id is accepted.",
     input: storeShape,
@@ -116,7 +125,7 @@ export const TOOL_HANDLERS = {
   search_memory: handler({
     description:
       "Recall the memories most relevant to a natural-language query, best first. " +
-      `query is required; ${SCOPE_RULE}. ` +
+      `${QUERY_RULE}; ${SCOPE_RULE}. ` +
       `k is the number of hits (default ${MCP.searchK}, max ${MAX}). ` +
       "Filters: tags (a hit carries all of them), categories (a hit is in one of them), created_after and created_before (RFC3339). " +
       "Hits are compact (id, short_id, summary, scope, category, tags, created_at, score) unless full is true. " +
@@ -127,7 +136,7 @@ export const TOOL_HANDLERS = {
       const r = await core.searchMemories(subject, a, LANE);
       return {
         text: `${r.memories.length} hits`,
-        structured: { memories: r.memories, ...coverageKeys(r.coverage) },
+        structured: { memories: rows(r.memories, a.full), ...coverageKeys(r.coverage) },
       };
     },
   }),
@@ -146,7 +155,7 @@ export const TOOL_HANDLERS = {
       const r = await core.listMemories(subject, { ...rest, page_token: cursor }, LANE);
       return {
         text: `${r.memories.length} memories`,
-        structured: { memories: r.memories, next_cursor: r.next_page_token, ...coverageKeys(r.coverage) },
+        structured: { memories: rows(r.memories, rest.full), next_cursor: r.next_page_token, ...coverageKeys(r.coverage) },
       };
     },
   }),
@@ -232,7 +241,7 @@ export const TOOL_HANDLERS = {
   search_discovery: handler({
     description:
       "Recall discoveries relevant to a natural-language query, best first, as full records with their citations. " +
-      `query is required; ${SCOPE_RULE} (cross_spine spans every discovery scope you may read). ` +
+      `${QUERY_RULE}; ${SCOPE_RULE} (cross_spine spans every discovery scope you may read). ` +
       `kind narrows to map or fact. k is the number of hits (default ${MCP.discoveryK}, max ${MAX}).`,
     input: searchDiscoveryShape,
     run: async ({ core, subject }, a) => {
@@ -271,7 +280,7 @@ export const TOOL_HANDLERS = {
       if (r.validated) {
         return {
           text: `validated, superseding ${inputs}`,
-          structured: { validated: true, supersedes: r.supersedes, targets: r.targets },
+          structured: { validated: true, supersedes: r.supersedes, targets: rows(r.targets, false) },
         };
       }
       return { text: `stored ${r.id}, superseding ${inputs}`, structured: { id: r.id, short_id: r.short_id } };
@@ -345,7 +354,9 @@ export const TOOL_HANDLERS = {
     input: relatedShape,
     run: async ({ core, subject }, a) => {
       const r = await core.relatedMemories(subject, a);
-      return { text: `${r.related.length} related`, structured: r };
+      const [anchor] = rows([r.anchor], a.full);
+      const related = r.related.map((x) => ({ memory: rows([x.memory], a.full)[0], edges: x.edges }));
+      return { text: `${r.related.length} related`, structured: { anchor, related, truncated: r.truncated } };
     },
   }),
 

@@ -1,9 +1,11 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { CallToolRequestSchema, ErrorCode, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import pkg from "../../package.json" with { type: "json" };
 import { classify } from "../argerror/index.js";
-import type { Core, Subject } from "../core/index.js";
+import { rejectUnknownArguments, type Core, type Subject } from "../core/index.js";
 import { handlerOf, type AnyToolHandler, type ToolContext } from "./handlers.js";
+import { ToolCallGuard } from "./tool-call-guard.js";
 import { annotationsOf, TOOL_NAMES, type ToolName } from "./tool-table.js";
 
 export const SERVER_NAME = "engram";
@@ -17,12 +19,35 @@ export const SERVER_VERSION: string = pkg.version;
 export const CONTRACT_VERSION = "1.0.0";
 export const CONTRACT_CAPABILITY = "engram/contract";
 
+/** Every transport it is connected to answers a malformed tools/call as a protocol error first. */
+class EngramMcpServer extends McpServer {
+  override connect(transport: Transport): Promise<void> {
+    return super.connect(new ToolCallGuard(transport));
+  }
+}
+
+const UNKNOWN_TOOL = "unknown tool: tools/list names every tool this server serves.";
+
+/** A JSON-RPC error with its message as given (an McpError would prefix "MCP error <code>: "). */
+function protocolError(code: ErrorCode, message: string): Error & { code: number } {
+  return Object.assign(new Error(message), { code });
+}
+
+function isToolName(name: string): name is ToolName {
+  return (TOOL_NAMES as readonly string[]).includes(name);
+}
+
 /**
  * One MCP server for one caller. Cheap enough to build per HTTP request,
  * which is what the stateless Streamable HTTP lane does.
+ *
+ * Tools are registered for tools/list (names, descriptions, the typed input
+ * schemas, annotations), but tools/call is answered here rather than by the
+ * SDK, which would check arguments against those schemas and answer in its
+ * own words: every argument goes to the core, which names the right field.
  */
 export function createMcpServer(core: Core, subject: Subject): McpServer {
-  const server = new McpServer(
+  const server = new EngramMcpServer(
     { name: SERVER_NAME, version: SERVER_VERSION },
     { capabilities: { experimental: { [CONTRACT_CAPABILITY]: { version: CONTRACT_VERSION } } } },
   );
@@ -36,7 +61,18 @@ export function createMcpServer(core: Core, subject: Subject): McpServer {
       (args) => callTool(name, h, ctx, args),
     );
   }
+  server.server.setRequestHandler(CallToolRequestSchema, (request) => {
+    const name = request.params.name;
+    const h = isToolName(name) ? handlerOf(name) : undefined;
+    if (!h) throw protocolError(ErrorCode.InvalidParams, UNKNOWN_TOOL);
+    return callTool(name as ToolName, h, ctx, request.params.arguments ?? {});
+  });
   return server;
+}
+
+/** JSON null means "not sent", as an empty proto3 string does on Connect. */
+function withoutNulls(args: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(args).filter(([, v]) => v !== null));
 }
 
 /**
@@ -45,9 +81,10 @@ export function createMcpServer(core: Core, subject: Subject): McpServer {
  * exactly as on Connect: the envelope or sentinel text is the only content,
  * and an unclassified failure is logged here and sent as "internal error".
  */
-export async function callTool(name: ToolName, h: AnyToolHandler, ctx: ToolContext, args: unknown): Promise<CallToolResult> {
+export async function callTool(name: ToolName, h: AnyToolHandler, ctx: ToolContext, args: Record<string, unknown>): Promise<CallToolResult> {
   try {
-    const out = await h.run(ctx, args as never);
+    rejectUnknownArguments(name, Object.keys(h.input), args);
+    const out = await h.run(ctx, withoutNulls(args) as never);
     const json = JSON.stringify(out.structured);
     return {
       content: [

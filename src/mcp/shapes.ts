@@ -66,12 +66,12 @@ export const storeShape = {
   scope: text("where it belongs, colon-delimited, e.g. project:engram or repo:github.com/acme/api"),
   source: text("user-said | agent-inferred"),
   category: text("decision | preference | convention | gotcha"),
-  tags: words("labels for filtering (a search or list with tags matches records carrying all of them)"),
+  tags: words("labels for filtering (a search or list with tags matches records carrying all of them); no blanks, a repeat is kept once"),
   repo: text("repository the memory is about"),
   workspace: text("workspace the memory is about"),
   worktree: text("worktree path the memory is about"),
   base_dir: text("base directory the memory is about"),
-  summary: text("optional one-line summary shown in recall results"),
+  summary: text("optional summary shown in recall results, one line"),
   citations,
   idempotency_key: text("optional retry key: the same key with the same content returns the original id"),
 } satisfies ShapeFor<StoreArgs>;
@@ -92,7 +92,7 @@ const recallFilters = {
 } satisfies ShapeFor<RecallFilterArgs, GateKnobs>;
 
 export const searchShape = {
-  query: text("what to recall, in natural language"),
+  query: text(`what to recall, in natural language; at most ${DEFAULT_LIMITS.maxQueryBytes} bytes by default`),
   k: count(`how many hits (default ${MCP.searchK}, max ${MAX})`),
   ...recallFilters,
 } satisfies ShapeFor<SearchArgs, GateKnobs>;
@@ -160,7 +160,7 @@ export const storeDiscoveryShape = {
 } satisfies ShapeFor<StoreDiscoveryArgs>;
 
 export const searchDiscoveryShape = {
-  query: text("what to recall, in natural language"),
+  query: text(`what to recall, in natural language; at most ${DEFAULT_LIMITS.maxQueryBytes} bytes by default`),
   scope: text(`discovery scope to search; ${SCOPE_RULE}`),
   cross_spine: flag("span every discovery scope you may read; any scope given is ignored"),
   kind: text("only map or only fact discoveries"),
