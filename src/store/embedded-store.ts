@@ -23,9 +23,6 @@ function isGated(a: RecordAttrs): boolean {
   return a.archived || a.superseded || a.notBefore !== null || a.notAfter !== null;
 }
 
-/** Pools up to this size go to the vector index as an explicit candidate list. */
-const CANDIDATE_LIST_MAX = 4096;
-
 /** Records from which a freshly built or caught-up index is saved at once rather than at close. */
 const SNAPSHOT_AT = 4096;
 
@@ -669,9 +666,6 @@ export class EmbeddedStore implements Store, MigrationStore {
     this.sync();
     const scored = new Map<number, number>();
     if (query.onlyGated && this.gatedRids.size === 0) return [];
-    // A small pool (the gated records, a small scope) is handed over as an
-    // exact candidate list; a large one as a predicate, which the index only
-    // consults for the records its graph walk visits.
     const pool = query.onlyGated ? this.gatedRids : query.scope !== undefined ? (this.ridsByScope.get(query.scope) ?? new Set<number>()) : undefined;
     const index = this.vectors();
     const pending = this.pending;
@@ -679,13 +673,13 @@ export class EmbeddedStore implements Store, MigrationStore {
       const a = this.attrs.get(rid);
       return !!a && (pool === undefined || pool.has(rid)) && matches(a, query);
     };
-    let filter: VectorFilter;
-    if (pool !== undefined && pool.size <= CANDIDATE_LIST_MAX) {
-      const list = [...pool].filter((rid) => matches(this.attrs.get(rid)!, query));
-      filter = { candidates: pending.size === 0 ? list : list.filter((rid) => !pending.has(rid)) };
-    } else {
-      filter = { allow: pending.size === 0 ? admits : (rid: number) => !pending.has(rid) && admits(rid) };
-    }
+    // A known pool (one scope, the gated records) goes over as the candidate
+    // list, so the index never asks the filter about records outside it;
+    // the filter itself is then consulted only for the rows the index looks at.
+    const filter: VectorFilter =
+      pool !== undefined
+        ? { candidates: pool, allow: pending.size === 0 ? (rid) => matches(this.attrs.get(rid)!, query) : (rid) => !pending.has(rid) && admits(rid) }
+        : { allow: pending.size === 0 ? admits : (rid: number) => !pending.has(rid) && admits(rid) };
     let hits = index.search(vector, candidates, filter);
     // Mid catch-up: what the index may hold stale is scored from SQLite.
     if (pending.size > 0) hits = mergeHits(hits, this.scorePending([...pending].filter(admits), vector), candidates);

@@ -109,6 +109,7 @@ const INITIAL_SLOTS = 1024;
 const BUDGET_REFERENCE_SIZE = 100_000;
 // Evenly spaced probes used to guess how selective an `allow` callback is.
 const SELECTIVITY_PROBES = 512;
+const GOLDEN = 0.6180339887498949;
 // A filtered walk asks for this many times the neighbours the admitted
 // fraction suggests, then grows by FETCH_GROWTH while it comes up short.
 const FETCH_MARGIN = 1.5;
@@ -437,6 +438,16 @@ export class VectorIndex {
     candidates: Iterable<number>,
     allow: ((key: number) => boolean) | undefined,
   ): VectorHit[] {
+    // A large set can go to the graph without listing it: membership is
+    // asked only of the neighbours the walk fetches.
+    if (candidates instanceof Set && candidates.size > this.#exactBudget(k) && k < candidates.size && this.#graphUsable()) {
+      const set = candidates as ReadonlySet<number>;
+      const slotKey = this.#slotKey;
+      const accept =
+        allow === undefined ? (slot: number) => set.has(slotKey[slot]!) : (slot: number) => set.has(slotKey[slot]!) && allow(slotKey[slot]!);
+      const hits = this.#graphSearch(q, k, set.size / this.size, accept);
+      if (hits !== undefined) return hits;
+    }
     const marks = new Uint8Array(this.#highWater);
     let slots = new Int32Array(Math.min(this.size, 1024));
     let count = 0;
@@ -470,11 +481,12 @@ export class VectorIndex {
     // cheapest to hand straight to the graph walk, which consults it only
     // for the neighbours it fetches.
     const probes = Math.min(SELECTIVITY_PROBES, this.#highWater);
-    const stride = this.#highWater / probes;
     let seen = 0;
     let admitted = 0;
     for (let i = 0; i < probes; i++) {
-      const key = slotKey[Math.floor(i * stride)]!;
+      // Golden-ratio steps spread the probes without a period, so a filter
+      // that admits every tenth slot is not sampled in lockstep with it.
+      const key = slotKey[Math.floor(((i * GOLDEN) % 1) * this.#highWater)]!;
       if (key < 0) continue;
       seen++;
       if (allow(key)) admitted++;
@@ -517,8 +529,12 @@ export class VectorIndex {
     const graph = this.#graph!;
     const total = graph.size();
     const point = Float32Array.from(q);
-    const want = Math.max(this.#opts.efSearch, k);
-    let fetch = Math.min(total, Math.ceil(accept === undefined ? want : (want / Math.max(fraction, 1e-6)) * FETCH_MARGIN));
+    // Unfiltered, at least efSearch neighbours buy back what int8 loses; a
+    // filtered walk already fetches many times k.
+    let fetch = Math.min(
+      total,
+      accept === undefined ? Math.max(this.#opts.efSearch, k) : Math.ceil((k / Math.max(fraction, 1e-6)) * FETCH_MARGIN),
+    );
     for (;;) {
       if (fetch > MAX_FETCH && fetch < total) return undefined;
       const found = graph.search(point, fetch, 1).keys;
