@@ -18,8 +18,8 @@ export class StartupError extends Error {
 }
 
 /** Opens the configured store. The embedded store is the default and needs nothing else running. */
-export function openStore(env: NodeJS.ProcessEnv, dim: number): Store {
-  return EmbeddedStore.open({ dataDir: env.ENGRAM_DATA_DIR || DEFAULT_DATA_DIR, dim });
+export function openStore(env: NodeJS.ProcessEnv, dim: number, log?: Logger): Store {
+  return EmbeddedStore.open({ dataDir: env.ENGRAM_DATA_DIR || DEFAULT_DATA_DIR, dim, log });
 }
 
 /**
@@ -41,7 +41,7 @@ export async function openEngram(opts: { env?: NodeJS.ProcessEnv; log?: Logger; 
   const limits = limitsFromEnv(env);
   const auth = loadTokenAuth(env);
   const embedder = opts.embedder ?? embedderFromEnv(env);
-  const store = opts.store ?? openStore(env, embedder.identity.dim);
+  const store = opts.store ?? openStore(env, embedder.identity.dim, log);
   await ensureEmbedderIdentity(store, embedder);
   const deps: CoreDeps = { store, embedder, limits, now: () => new Date(), log };
   return { core: createCore(deps), deps, auth, close: () => store.close() };
@@ -67,10 +67,15 @@ export async function serve(opts: ServeOptions = {}): Promise<{ server: RunningS
     mcp: mcpHttpHandler(engram.core),
     auth: engram.auth,
     log: (line) => log.info(String(line.msg ?? "server"), line),
+    waiting: () => waitingParts(engram.deps),
   });
-  await reportMigrations(engram, log);
-  await engram.deps.store.warm();
   log.info("engram listening", { url: server.url, store: engram.deps.store.kind, embedder: identityKey(engram.deps.embedder.identity) });
+  // Listening comes first: loading the mirror and catching the vector index
+  // up run in slices between requests, and /readyz says when they are done.
+  void (async () => {
+    await reportMigrations(engram, log);
+    await engram.deps.store.warm();
+  })().catch((err: unknown) => log.error("store warm-up failed; searches keep scanning exactly", { error: err instanceof Error ? err.name : "unknown" }));
   return {
     server,
     engram,
@@ -79,6 +84,13 @@ export async function serve(opts: ServeOptions = {}): Promise<{ server: RunningS
       await engram.close();
     },
   };
+}
+
+/** What /readyz names as not ready: the store's own parts, then the embedder. */
+export function waitingParts(deps: Pick<CoreDeps, "store" | "embedder">): string[] {
+  const waiting: string[] = [...(deps.store.readiness?.() ?? [])];
+  if (deps.embedder.readiness && !deps.embedder.readiness().ready) waiting.push("embedder");
+  return waiting;
 }
 
 /**

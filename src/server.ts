@@ -9,7 +9,8 @@
  * server (anything else), after putting the sniffed bytes back.
  *
  * Routes, identical for both protocols:
- *   GET|HEAD /healthz   → 200 {"status":"ok"}
+ *   GET|HEAD /healthz   → 200 {"status":"ok"} (liveness: the process answers)
+ *   GET|HEAD /readyz    → 200 {"status":"ready"}, or 503 {"status":"not_ready","waiting":[…]}
  *   <mcpPath>           → bearer check, then the MCP handler
  *   everything else     → the Connect handler (which answers 404 itself)
  */
@@ -39,6 +40,8 @@ export type ServerOptions = {
   auth: TokenAuth;
   /** Structured log sink. */
   log: (line: Record<string, unknown>) => void;
+  /** The parts not ready to serve yet, as fixed words (e.g. "index"); always ready when absent. */
+  waiting?: () => readonly string[];
 };
 
 export type RunningServer = {
@@ -130,6 +133,12 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     try {
       if (path === "/healthz" && (req.method === "GET" || req.method === "HEAD")) {
         sendJson(res, 200, { status: "ok" });
+        return;
+      }
+      if (path === "/readyz" && (req.method === "GET" || req.method === "HEAD")) {
+        const waiting = opts.waiting?.() ?? [];
+        if (waiting.length === 0) sendJson(res, 200, { status: "ready" });
+        else sendJson(res, 503, { status: "not_ready", waiting: [...waiting] });
         return;
       }
       if (opts.mcp && path === mcpPath) {

@@ -324,3 +324,35 @@ describe("a vector index over 20,000 clustered 512-d embeddings", () => {
     expect(index.search(q, 1)[0]!.key).toBe(top!.key);
   });
 });
+
+describe("a vector index whose graph is built step by step", () => {
+  const dim = 512;
+  const vectors = new Map<number, Float32Array>();
+  const queries: Float32Array[] = [];
+  const draw = clustered(23, dim);
+  for (let i = 0; i < 18_000; i++) vectors.set(i * 2 + 5, draw());
+  for (let i = 0; i < 20; i++) queries.push(draw());
+
+  it("answers exactly (scores and order of a brute-force scan) until its graph is complete, then through the graph", () => {
+    const index = new VectorIndex(dim, {}, { graphBuild: "stepwise" });
+    for (const [key, v] of vectors) index.upsert(key, v);
+    expect(index.graphPending).toBe(true);
+    const scope = (key: number) => key % 10 === 5;
+    for (const q of queries) {
+      expectSameHits(index.search(q, 10), bruteForce(vectors, q, 10));
+      expectSameHits(index.search(q, 10, { allow: scope }), bruteForce(vectors, q, 10, scope));
+    }
+    // Writes during the build land in the graph too.
+    const fresh = 9_000_001;
+    let steps = 0;
+    while (!index.buildGraphStep(4096)) {
+      if (++steps === 2) index.upsert(fresh, queries[0]!);
+    }
+    expect(index.graphPending).toBe(false);
+    expect(index.search(queries[0]!, 1)[0]).toEqual({ key: fresh, score: expect.closeTo(1, 5) });
+    index.remove(fresh);
+    let recall = 0;
+    for (const q of queries) recall += recallAt(index.search(q, 10), bruteForce(vectors, q, 10));
+    expect(recall / queries.length).toBeGreaterThanOrEqual(0.95);
+  });
+});

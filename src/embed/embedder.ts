@@ -14,6 +14,8 @@ export interface Embedder {
   /** One vector per text, in input order. An empty list returns an empty list. */
   embedDocuments(texts: string[]): Promise<Float32Array[]>;
   embedQuery(text: string): Promise<Float32Array>;
+  /** Whether the embedder can answer now (e.g. its model is loaded); absent means always ready. */
+  readiness?(): { ready: boolean; reason?: string };
 }
 
 /** A stable string for an identity, e.g. "local:universal-sentence-encoder-en:512". */

@@ -1,19 +1,21 @@
+import { randomUUID } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
+import type { Logger } from "../core/deps.js";
 import type { MemoryRecord, ScoredRecord } from "../core/record.js";
 import type { Subject } from "../core/subject.js";
 import { decodeRecord, encodeRecord } from "./codec.js";
 import { lexicalTokens } from "./lexical.js";
 import { citationKey, matches, readable, type RecordAttrs } from "./record-filter.js";
 import { SCHEMA_SQL } from "./sqlite-schema.js";
-import type { ListPage, RecordQuery, ResolveResult, SchemaHistogram, Store } from "./store.js";
+import type { ListPage, RecordQuery, ResolveResult, SchemaHistogram, Store, StorePart } from "./store.js";
 import { isUuid } from "./uuid.js";
-import { META_VECTOR_SNAPSHOT_SEQ } from "./meta-keys.js";
+import { META_DATABASE_ID } from "./meta-keys.js";
 import { TargetsGoneError, TargetsSupersededError } from "./store-errors.js";
 import type { MigrationStore, VersionedRow, WriteOutcome } from "./migrations/migration-store.js";
 import type { Payload } from "./migrations/step.js";
-import { VectorIndex } from "./vector-index.js";
+import { VectorIndex, type SnapshotOrigin, type VectorFilter, type VectorHit } from "./vector-index.js";
 
 type ScopeStats = { byOwner: Map<string, number>; sharedByOwner: Map<string, number>; shared: number };
 
@@ -21,11 +23,19 @@ function isGated(a: RecordAttrs): boolean {
   return a.archived || a.superseded || a.notBefore !== null || a.notAfter !== null;
 }
 
-/** Pools up to this size go to the vector index as an explicit candidate list. */
-const CANDIDATE_LIST_MAX = 4096;
-
-/** Records from which a freshly built index is saved at once rather than at close. */
+/** Records from which a freshly built or caught-up index is saved at once rather than at close. */
 const SNAPSHOT_AT = 4096;
+
+/** Mirror rows read per background slice (a few milliseconds each). */
+const MIRROR_SLICE = 2000;
+/** Vectors applied per background catch-up slice. */
+const CATCH_UP_SLICE = 500;
+/** Graph nodes inserted per background slice: about 15 ms of native work at 512 dimensions. */
+const GRAPH_SLICE = 64;
+/** A progress line at most this often while the index catches up or builds. */
+const PROGRESS_EVERY_MS = 2000;
+/** SQLite's bound-parameter limit, with room to spare. */
+const IN_LIST_MAX = 500;
 
 type Row = {
   rid: number;
@@ -51,7 +61,18 @@ export type EmbeddedStoreOptions = {
   /** Directory holding engram.db; created when missing. ":memory:" keeps everything in RAM. */
   dataDir: string;
   dim: number;
+  /** Where warm-up progress and snapshot verdicts go; silent when absent. */
+  log?: Logger;
+  /**
+   * Awaited between the background slices of `warm()`. Tests hold it to
+   * look at a store in the middle of catching up.
+   */
+  betweenSlices?: () => Promise<void>;
 };
+
+type OriginVerdict = { ok: true; seq: number } | { ok: false; reason: string };
+
+const SILENT: Logger = { info() {}, warn() {}, error() {} };
 
 /**
  * The default store: one SQLite file. Filters run over an in-memory mirror
@@ -72,12 +93,23 @@ export class EmbeddedStore implements Store, MigrationStore {
   private readonly gatedRids = new Set<number>();
   /** Built on first use: operator verbs that never search never pay for it. */
   private index: VectorIndex | undefined;
+  /**
+   * Records whose entry in the index may be missing or stale: changed since
+   * the snapshot, or not yet loaded on a rebuild. A search scores them from
+   * SQLite directly until the catch-up has applied them.
+   */
+  private readonly pending = new Set<number>();
   private indexDirty = false;
   private lastSeq = 0;
   private dataVersion = -1;
+  /** Set while warm() runs in the background; then reads use partial state instead of finishing it inline. */
+  private warming: Promise<void> | undefined;
+  private closed = false;
+  private readonly log: Logger;
 
   constructor(private readonly opts: EmbeddedStoreOptions) {
     const file = opts.dataDir === ":memory:" ? ":memory:" : join(ensureDir(opts.dataDir), "engram.db");
+    this.log = opts.log ?? SILENT;
     this.db = new Database(file);
     this.db.pragma("journal_mode = WAL");
     this.db.pragma("synchronous = NORMAL");
@@ -91,14 +123,86 @@ export class EmbeddedStore implements Store, MigrationStore {
 
   async close(): Promise<void> {
     if (!this.db.open) return;
-    if (this.index && this.indexDirty) this.saveSnapshot();
+    this.closed = true;
+    if (this.index && this.mirrorLoaded) {
+      this.sync();
+      // A snapshot is an optimisation: one that cannot be written (disk
+      // full, read-only) costs the next start a catch-up, never the close.
+      if (this.indexDirty && this.pending.size === 0) {
+        try {
+          this.saveSnapshot();
+        } catch (err) {
+          this.log.warn("vector snapshot not saved at close; the next start catches up from the change log", { error: errorName(err) });
+        }
+      }
+    }
     this.db.close();
   }
 
-  /** Loads or builds the vector index now, so the first search does not wait for it. */
-  async warm(): Promise<void> {
+  /**
+   * Loads the mirror and the vector index in the background, in slices that
+   * yield to the event loop, and resolves once both are ready. Reads stay
+   * correct meanwhile: the mirror finishes inline when a read needs it, and
+   * records the index has not caught up with are scored from SQLite.
+   */
+  warm(): Promise<void> {
+    this.warming ??= this.warmInSlices().finally(() => {
+      this.warming = undefined;
+    });
+    return this.warming;
+  }
+
+  /** The parts not ready yet: "store" until the mirror is loaded, "index" until the index has caught up and its graph is built. */
+  readiness(): StorePart[] {
+    const waiting: StorePart[] = [];
+    if (!this.mirrorLoaded) waiting.push("store");
+    if (!this.index || this.pending.size > 0 || this.index.graphPending) waiting.push("index");
+    return waiting;
+  }
+
+  private async warmInSlices(): Promise<void> {
+    await this.loadMirrorInSlices();
+    if (this.closed) return;
     this.sync();
-    this.vectors();
+    if (!this.index) this.openIndex();
+    const index = this.index!;
+
+    const total = this.pending.size;
+    let done = 0;
+    let lastReport = Date.now();
+    while (this.pending.size > 0) {
+      if (!(await this.yieldSlice())) return;
+      done += this.applyPending(CATCH_UP_SLICE);
+      if (Date.now() - lastReport >= PROGRESS_EVERY_MS && this.pending.size > 0) {
+        lastReport = Date.now();
+        this.log.info(`vector index catching up: ${Math.min(done, total)}/${total} records`, { done: Math.min(done, total), total });
+      }
+    }
+    if (total > 0) this.log.info(`vector index caught up: ${total}/${total} records`, { done: total, total });
+
+    if (index.graphPending) {
+      const size = index.size;
+      let built = 0;
+      this.log.info(`vector index building its graph: 0/${size} records`, { done: 0, total: size });
+      for (;;) {
+        if (!(await this.yieldSlice())) return;
+        if (index.buildGraphStep(GRAPH_SLICE)) break;
+        built += GRAPH_SLICE;
+        if (Date.now() - lastReport >= PROGRESS_EVERY_MS) {
+          lastReport = Date.now();
+          this.log.info(`vector index building its graph: ${Math.min(built, size)}/${size} records`, { done: Math.min(built, size), total: size });
+        }
+      }
+    }
+    this.saveIfWorthIt(total);
+    this.log.info("vector index ready", { records: index.size });
+  }
+
+  /** False once the store is closed: the background work must stop touching it. */
+  private async yieldSlice(): Promise<boolean> {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (this.opts.betweenSlices) await this.opts.betweenSlices();
+    return !this.closed;
   }
 
   private snapshotDir(): string | undefined {
@@ -106,44 +210,127 @@ export class EmbeddedStore implements Store, MigrationStore {
   }
 
   /**
-   * The vector index: the saved snapshot plus every vector change logged
-   * since it was taken, or a full build from the table when there is no
-   * usable snapshot (then saved at once, so a crash does not cost a rebuild).
+   * The vector index for a read. Outside a background warm-up it is brought
+   * fully up to date first (the operator verbs and tests that never warm);
+   * during one, the caller also scores `pending` itself.
    */
   private vectors(): VectorIndex {
-    if (this.index) return this.index;
+    if (!this.index) this.openIndex();
+    if (!this.warming) this.finishIndexInline();
+    return this.index!;
+  }
+
+  private finishIndexInline(): void {
+    const index = this.index!;
+    const caughtUp = this.pending.size;
+    while (this.pending.size > 0) this.applyPending(Number.MAX_SAFE_INTEGER);
+    const built = index.graphPending;
+    if (built) index.buildGraphStep(Number.MAX_SAFE_INTEGER);
+    if (caughtUp > 0 || built) this.saveIfWorthIt(caughtUp);
+  }
+
+  private saveIfWorthIt(changes: number): void {
+    if (!this.index || !this.indexDirty || this.pending.size > 0) return;
+    if (this.index.size < SNAPSHOT_AT && changes < SNAPSHOT_AT) return;
+    try {
+      this.saveSnapshot();
+    } catch (err) {
+      this.log.warn("vector snapshot not saved; the next start catches up from the change log", { error: errorName(err) });
+    }
+  }
+
+  /**
+   * Takes the saved snapshot when it provably reflects this database at a
+   * change-log position the log still holds, and marks every vector change
+   * logged after that position as pending. Anything else (no snapshot,
+   * another database, a position the log does not hold, a snapshot newer
+   * than the database) starts an empty index with every record pending.
+   * Needs the mirror loaded (lastSeq, the record ids).
+   */
+  private openIndex(): void {
     const dir = this.snapshotDir();
-    const seq = this.db.prepare("SELECT value FROM meta WHERE key = ?").get(META_VECTOR_SNAPSHOT_SEQ) as { value: string } | undefined;
-    const loaded = dir && seq ? VectorIndex.load(dir, this.opts.dim) : undefined;
-    if (loaded) {
-      const rids = this.db
+    const loaded = dir ? VectorIndex.load(dir, this.opts.dim, {}, { graphBuild: "stepwise" }) : undefined;
+    const verdict: OriginVerdict = loaded ? this.checkOrigin(loaded.origin) : { ok: false, reason: dir ? "no usable snapshot" : "in memory" };
+    this.pending.clear();
+    if (loaded && verdict.ok) {
+      const rows = this.db
         .prepare("SELECT DISTINCT rid FROM change_log WHERE seq > ? AND seq <= ? AND vec != 0")
-        .all(Number(seq!.value), this.lastSeq) as { rid: number }[];
-      const get = this.db.prepare("SELECT vector FROM records WHERE rid = ?");
-      for (const { rid } of rids) {
-        const row = get.get(rid) as { vector: Buffer | null } | undefined;
-        if (row?.vector) loaded.upsert(rid, toFloat32(row.vector));
-        else if (loaded.has(rid)) loaded.remove(rid);
-      }
+        .all(verdict.seq, this.lastSeq) as { rid: number }[];
+      for (const { rid } of rows) this.pending.add(rid);
       this.index = loaded;
-      this.indexDirty = rids.length > 0;
-      return loaded;
+      this.indexDirty = false;
+      if (this.pending.size > 0) {
+        this.log.info("vector snapshot is behind the database: catching up from the change log", {
+          snapshot_seq: verdict.seq,
+          database_seq: this.lastSeq,
+          records: this.pending.size,
+        });
+      }
+      return;
     }
-    const built = new VectorIndex(this.opts.dim);
-    for (const row of this.db.prepare("SELECT rid, vector FROM records WHERE vector IS NOT NULL").iterate() as Iterable<{ rid: number; vector: Buffer }>) {
-      built.upsert(row.rid, toFloat32(row.vector));
+    if (loaded && !verdict.ok) {
+      this.log.warn("vector snapshot does not match the database: rebuilding the index from the records", { reason: verdict.reason, records: this.attrs.size });
+    } else if (dir && this.attrs.size > 0) {
+      this.log.info("no usable vector snapshot: building the index from the records", { records: this.attrs.size });
     }
-    this.index = built;
+    this.index = new VectorIndex(this.opts.dim, {}, { graphBuild: "stepwise" });
     this.indexDirty = true;
-    if (built.size >= SNAPSHOT_AT) this.saveSnapshot();
-    return built;
+    for (const rid of this.attrs.keys()) this.pending.add(rid);
+  }
+
+  private checkOrigin(origin: SnapshotOrigin): OriginVerdict {
+    const id = this.databaseId(false);
+    if (id === undefined || origin.database !== id) return { ok: false, reason: "snapshot of another database" };
+    const seq = origin.seq;
+    if (typeof seq !== "number" || !Number.isSafeInteger(seq) || seq < 0) return { ok: false, reason: "snapshot without a change-log position" };
+    const head = (this.db.prepare("SELECT coalesce(max(seq), 0) AS s FROM change_log").get() as { s: number }).s;
+    if (seq > head) return { ok: false, reason: "snapshot newer than the database" };
+    if (seq > 0) {
+      const row = this.db.prepare("SELECT rid FROM change_log WHERE seq = ?").get(seq) as { rid: number } | undefined;
+      if (!row || row.rid !== origin.seqRid) return { ok: false, reason: "change log does not hold the snapshot's position" };
+    }
+    return { ok: true, seq };
+  }
+
+  /** Applies up to `max` pending records to the index from SQLite; returns how many. */
+  private applyPending(max: number): number {
+    const index = this.index!;
+    let n = 0;
+    const batch: number[] = [];
+    for (const rid of this.pending) {
+      if (n++ >= max) break;
+      batch.push(rid);
+      if (batch.length === IN_LIST_MAX) this.applyBatch(index, batch.splice(0));
+    }
+    if (batch.length > 0) this.applyBatch(index, batch);
+    return Math.min(n, max);
+  }
+
+  private applyBatch(index: VectorIndex, rids: number[]): void {
+    const found = new Map(this.vectorsOf(rids).map((r) => [r.rid, r.vector]));
+    for (const rid of rids) {
+      const blob = found.get(rid);
+      if (blob) index.upsert(rid, toFloat32(blob));
+      else index.remove(rid);
+      this.pending.delete(rid);
+    }
+    this.indexDirty = true;
+  }
+
+  /** The identity a snapshot names to say which database it was taken from; created on the first save. */
+  private databaseId(create: boolean): string | undefined {
+    const row = this.db.prepare("SELECT value FROM meta WHERE key = ?").get(META_DATABASE_ID) as { value: string } | undefined;
+    if (row || !create) return row?.value;
+    const id = randomUUID();
+    this.db.prepare("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)").run(META_DATABASE_ID, id);
+    return this.databaseId(false);
   }
 
   private saveSnapshot(): void {
     const dir = this.snapshotDir();
-    if (!dir || !this.index) return;
-    this.index.save(dir);
-    this.db.prepare("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(META_VECTOR_SNAPSHOT_SEQ, String(this.lastSeq));
+    if (!dir || !this.index || this.pending.size > 0) return;
+    const seqRid = this.lastSeq === 0 ? -1 : ((this.db.prepare("SELECT rid FROM change_log WHERE seq = ?").get(this.lastSeq) as { rid: number } | undefined)?.rid ?? -1);
+    this.index.save(dir, { database: this.databaseId(true)!, seq: this.lastSeq, seqRid });
     this.indexDirty = false;
   }
 
@@ -153,27 +340,61 @@ export class EmbeddedStore implements Store, MigrationStore {
 
   // ---- mirror maintenance -------------------------------------------------
 
-  private reloadAll(): void {
+  /**
+   * Starts a mirror load at the current change-log position. Rows are then
+   * read in rid order; a row written meanwhile is read as it now is, or
+   * re-read by the change-log pass that follows the load, so the result is
+   * the same as one load at the end.
+   */
+  private beginMirrorLoad(): void {
     this.attrs.clear();
     this.ridById.clear();
     this.ridsByScope.clear();
     this.scopeStats.clear();
     this.gatedRids.clear();
     this.lastSeq = (this.db.prepare("SELECT coalesce(max(seq), 0) AS s FROM change_log").get() as { s: number }).s;
-    const rows = this.db.prepare(`SELECT ${ATTR_COLUMNS} FROM records`).iterate() as Iterable<Row>;
-    for (const row of rows) this.applyRow(row);
     this.dataVersion = this.db.pragma("data_version", { simple: true }) as number;
+    this.mirrorCursor = 0;
   }
 
-  /** Catches up with writes from this and other connections. */
+  /** Reads up to `limit` more rows into the mirror; false once every row is in. */
+  private loadMirrorRows(limit: number): boolean {
+    const rows = this.stmt(`SELECT ${ATTR_COLUMNS} FROM records WHERE rid > ? ORDER BY rid LIMIT ?`).all(this.mirrorCursor, limit) as Row[];
+    for (const row of rows) {
+      this.dropAttrs(row.rid);
+      this.applyRow(row);
+    }
+    if (rows.length > 0) this.mirrorCursor = rows[rows.length - 1]!.rid;
+    return rows.length === limit;
+  }
+
+  private async loadMirrorInSlices(): Promise<void> {
+    if (this.mirrorLoaded) return;
+    if (this.mirrorCursor === undefined) this.beginMirrorLoad();
+    while (!this.mirrorLoaded) {
+      if (!this.loadMirrorRows(MIRROR_SLICE)) {
+        this.sync(); // finishes the load and replays what was written during it
+        return;
+      }
+      if (!(await this.yieldSlice())) return;
+    }
+  }
+
   /** False until the first filtered read: operator verbs that only sweep SQL never load the mirror. */
   private mirrorLoaded = false;
+  /** The last rid read while a mirror load is under way; undefined otherwise. */
+  private mirrorCursor: number | undefined;
 
+  /** Catches up with writes from this and other connections. */
   private sync(force = false): void {
     if (!this.mirrorLoaded) {
-      this.reloadAll();
+      if (this.mirrorCursor === undefined) this.beginMirrorLoad();
+      while (this.loadMirrorRows(50_000));
+      this.mirrorCursor = undefined;
       this.mirrorLoaded = true;
-      return;
+      // Writes of this connection made during a sliced load leave
+      // data_version alone; replay the change log unconditionally.
+      force = true;
     }
     const dv = this.db.pragma("data_version", { simple: true }) as number;
     if (!force && dv === this.dataVersion) return;
@@ -195,6 +416,7 @@ export class EmbeddedStore implements Store, MigrationStore {
       if (this.index && vec) {
         if (row?.vector) this.index.upsert(rid, toFloat32(row.vector));
         else if (this.index.has(rid)) this.index.remove(rid);
+        this.pending.delete(rid);
         this.indexDirty = true;
       }
       if (row) this.applyRow(row);
@@ -444,20 +666,24 @@ export class EmbeddedStore implements Store, MigrationStore {
     this.sync();
     const scored = new Map<number, number>();
     if (query.onlyGated && this.gatedRids.size === 0) return [];
-    // A small pool (the gated records, a small scope) is handed over as an
-    // exact candidate list; a large one as a predicate, which the index only
-    // consults for the records its graph walk visits.
     const pool = query.onlyGated ? this.gatedRids : query.scope !== undefined ? (this.ridsByScope.get(query.scope) ?? new Set<number>()) : undefined;
-    const filter =
-      pool !== undefined && pool.size <= CANDIDATE_LIST_MAX
-        ? { candidates: [...pool].filter((rid) => matches(this.attrs.get(rid)!, query)) }
-        : {
-            allow: (rid: number) => {
-              const a = this.attrs.get(rid);
-              return !!a && (pool === undefined || pool.has(rid)) && matches(a, query);
-            },
-          };
-    for (const hit of this.vectors().search(vector, candidates, filter)) scored.set(hit.key, hit.score);
+    const index = this.vectors();
+    const pending = this.pending;
+    const admits = (rid: number): boolean => {
+      const a = this.attrs.get(rid);
+      return !!a && (pool === undefined || pool.has(rid)) && matches(a, query);
+    };
+    // A known pool (one scope, the gated records) goes over as the candidate
+    // list, so the index never asks the filter about records outside it;
+    // the filter itself is then consulted only for the rows the index looks at.
+    const filter: VectorFilter =
+      pool !== undefined
+        ? { candidates: pool, allow: pending.size === 0 ? (rid) => matches(this.attrs.get(rid)!, query) : (rid) => !pending.has(rid) && admits(rid) }
+        : { allow: pending.size === 0 ? admits : (rid: number) => !pending.has(rid) && admits(rid) };
+    let hits = index.search(vector, candidates, filter);
+    // Mid catch-up: what the index may hold stale is scored from SQLite.
+    if (pending.size > 0) hits = mergeHits(hits, this.scorePending([...pending].filter(admits), vector), candidates);
+    for (const hit of hits) scored.set(hit.key, hit.score);
 
     const tokens = this.selectiveTokens(lexicalTokens(text));
     if (tokens.length > 0) {
@@ -522,10 +748,27 @@ export class EmbeddedStore implements Store, MigrationStore {
   private dfCacheSeq = 0;
 
   private vectorsOf(rids: readonly number[]): { rid: number; vector: Buffer }[] {
-    if (rids.length === 0) return [];
-    return this.db
-      .prepare(`SELECT rid, vector FROM records WHERE vector IS NOT NULL AND rid IN (${rids.map(() => "?").join(",")})`)
-      .all(...rids) as { rid: number; vector: Buffer }[];
+    const out: { rid: number; vector: Buffer }[] = [];
+    for (let i = 0; i < rids.length; i += IN_LIST_MAX) {
+      const part = rids.slice(i, i + IN_LIST_MAX);
+      const rows = this.db
+        .prepare(`SELECT rid, vector FROM records WHERE vector IS NOT NULL AND rid IN (${part.map(() => "?").join(",")})`)
+        .all(...part) as { rid: number; vector: Buffer }[];
+      out.push(...rows);
+    }
+    return out;
+  }
+
+  /** Exact cosine scores of records read straight from SQLite, for the ones the index has not caught up with. */
+  private scorePending(rids: readonly number[], query: Float32Array): VectorHit[] {
+    const qn = Math.sqrt(dot(query, query));
+    const hits: VectorHit[] = [];
+    for (const { rid, vector } of this.vectorsOf(rids)) {
+      const v = toFloat32(vector);
+      const norm = Math.sqrt(dot(v, v));
+      if (norm > 0 && qn > 0) hits.push({ key: rid, score: dot(v, query) / (norm * qn) });
+    }
+    return hits;
   }
 
   async listScopes(subject: Subject): Promise<{ scopes: { scope: string; count: number }[]; approximate: boolean }> {
@@ -654,6 +897,16 @@ export class EmbeddedStore implements Store, MigrationStore {
   async setMeta(key: string, value: string): Promise<void> {
     this.db.prepare("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(key, value);
   }
+}
+
+/** The best `k` of two hit lists, best first, equal scores by ascending key (as the index orders them). */
+function mergeHits(a: readonly VectorHit[], b: readonly VectorHit[], k: number): VectorHit[] {
+  return [...a, ...b].sort((x, y) => y.score - x.score || x.key - y.key).slice(0, k);
+}
+
+/** A fault's class name only: a log line names what failed, never a path or a value. */
+function errorName(err: unknown): string {
+  return err instanceof Error ? ((err as NodeJS.ErrnoException).code ?? err.name) : "unknown";
 }
 
 function ensureDir(dir: string): string {

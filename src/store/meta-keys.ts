@@ -1,3 +1,6 @@
 /** Keys of the store's meta table; one place so every reader agrees on them. */
 export const META_EMBEDDER_IDENTITY = "embedder_identity";
+/** Written by earlier versions to say which change a snapshot reflected; snapshots now carry that themselves. */
 export const META_VECTOR_SNAPSHOT_SEQ = "vector_snapshot_seq";
+/** A random id given to a database file, so a vector snapshot can tell which database it was taken from. */
+export const META_DATABASE_ID = "database_id";

@@ -56,6 +56,9 @@ export type ResolveResult = { kind: "id"; id: string } | { kind: "not_found" } |
 
 export type SchemaHistogram = { versions: Map<number, number>; absent: number; total: number };
 
+/** A part of a store that can be not ready yet (see `Store.readiness`). */
+export type StorePart = "store" | "index";
+
 /**
  * The storage port. Two implementations (embedded SQLite, Qdrant) pass one
  * conformance suite. Every write goes through the record codec, which stamps
@@ -64,8 +67,13 @@ export type SchemaHistogram = { versions: Map<number, number>; absent: number; t
 export interface Store {
   readonly kind: "embedded" | "qdrant";
   close(): Promise<void>;
-  /** Prepares search structures ahead of the first query. */
+  /**
+   * Prepares search structures ahead of the first query, in the background:
+   * reads stay correct while it runs. Resolves when they are ready.
+   */
   warm(): Promise<void>;
+  /** The parts still warming up; empty when ready. Absent means always ready. */
+  readiness?(): StorePart[];
 
   /** Raw fetch without authorization: idempotency checks and internal use only. */
   getRaw(id: string): Promise<MemoryRecord | undefined>;

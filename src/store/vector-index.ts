@@ -6,17 +6,19 @@
  *  - an exact scan over a contiguous Float32Array slab, used while the index
  *    is small and whenever a filter leaves few enough candidates that
  *    scanning them is cheaper than walking a graph;
- *  - an hnswlib HNSW graph, built once the index reaches `hnswThreshold`,
- *    used for large unfiltered or weakly filtered searches.
+ *  - a usearch HNSW graph (prebuilt N-API binary, nothing compiled at
+ *    install) holding int8-quantised copies of the rows, built once the index
+ *    reaches `hnswThreshold`, used for large unfiltered or weakly filtered
+ *    searches. usearch has no filtered search, so a filtered walk asks for
+ *    more neighbours than it needs and drops what the filter rejects, and
+ *    falls back to an exact scan when that does not yield enough.
  *
- * Records live in dense "slots". The slot number, not the caller's key, is
- * the HNSW label: hnswlib labels are 32-bit, SQLite rowids are not, and a
- * removed record's slot is handed to the next insert, which revives the
- * deleted graph node instead of growing the graph forever.
+ * Whatever engine finds a candidate, its score is recomputed from the
+ * float32 slab, so results carry exact cosines and the graph's quantisation
+ * only decides which rows are looked at, never what they score.
  *
- * The slab is kept even though hnswlib holds its own copy of every vector:
- * pulling rows out of the addon costs an N-API round trip each, which would
- * make exact scans and exact rescoring far slower than the graph search.
+ * Records live in dense "slots"; the slot number is the graph key, and a
+ * removed record's slot is handed to the next insert.
  */
 import { randomBytes } from "node:crypto";
 import {
@@ -33,29 +35,31 @@ import {
   writeFileSync,
   writeSync,
 } from "node:fs";
+import { createRequire } from "node:module";
 import { endianness } from "node:os";
 import { join } from "node:path";
-import hnsw from "hnswlib-node";
+import type * as Usearch from "usearch";
 import { dotAt, scanAll, scanSlots, TopK, type VectorHit } from "./exact-scan.js";
 
 export type { VectorHit } from "./exact-scan.js";
 
-const { HierarchicalNSW } = hnsw;
-type Graph = InstanceType<typeof HierarchicalNSW>;
+// usearch's ESM entry recurses forever looking for its build directory on
+// Node 20; its CommonJS entry resolves the prebuilt binary correctly.
+const usearch = createRequire(import.meta.url)("usearch") as typeof Usearch;
+type Graph = Usearch.Index;
 
 export type VectorIndexOptions = {
   /** Live-record count from which the HNSW graph is built and used (default 4096). */
   hnswThreshold?: number;
   /** HNSW out-degree (default 16). Fixed once the graph exists. */
   m?: number;
-  /**
-   * HNSW build-time beam width (default 64). Fixed once the graph exists.
-   * Lower than hnswlib's customary 200: on the bench's embedding-like data
-   * recall@8 stays near 0.99 while inserts, which block the event loop,
-   * cost about half what they do at 128.
-   */
+  /** HNSW build-time beam width (default 64). Fixed once the graph exists. */
   efConstruction?: number;
-  /** HNSW query-time beam width; raised to k when k is larger (default 64). */
+  /**
+   * Fewest neighbours a graph walk asks for (default 64): asking for more
+   * than k and rescoring exactly is what buys back the recall the int8
+   * copies in the graph lose.
+   */
   efSearch?: number;
   /**
    * Most admitted records a filtered search with k <= efSearch over 100,000
@@ -63,6 +67,15 @@ export type VectorIndexOptions = {
    * scaled for other k and sizes, see `#exactBudget`.
    */
   exactBudget?: number;
+};
+
+export type VectorIndexMode = {
+  /**
+   * "inline" (default) builds the graph inside the upsert that reaches the
+   * threshold; "stepwise" leaves it to `buildGraphStep`, so a server can
+   * build it in slices between requests while exact scans answer.
+   */
+  graphBuild?: "inline" | "stepwise";
 };
 
 export type VectorFilter = {
@@ -79,6 +92,9 @@ export type VectorFilter = {
   candidates?: Iterable<number>;
 };
 
+/** What a snapshot says about the data it was taken from; opaque to the index. */
+export type SnapshotOrigin = Record<string, string | number>;
+
 type Resolved = Required<VectorIndexOptions>;
 
 const DEFAULTS: Resolved = {
@@ -89,17 +105,34 @@ const DEFAULTS: Resolved = {
   exactBudget: 6000,
 };
 
-// A fixed seed keeps graph construction, and therefore approximate results,
-// reproducible from one run to the next.
-const GRAPH_SEED = 100;
 const INITIAL_SLOTS = 1024;
 const BUDGET_REFERENCE_SIZE = 100_000;
 // Evenly spaced probes used to guess how selective an `allow` callback is.
 const SELECTIVITY_PROBES = 512;
+const GOLDEN = 0.6180339887498949;
+// A filtered walk asks for this many times the neighbours the admitted
+// fraction suggests, then grows by FETCH_GROWTH while it comes up short.
+const FETCH_MARGIN = 1.5;
+const FETCH_GROWTH = 4;
+// Beyond this many neighbours per walk an exact scan of the admitted rows is
+// the cheaper way to a complete answer.
+const MAX_FETCH = 8192;
+// Unfiltered scans from this many slots go to usearch's native exact search.
+const NATIVE_SCAN_FROM = 16_384;
+// Filtered scans of this many rows or more copy them out and scan natively:
+// the copy plus the SIMD scan costs about a fifth of a JS dot product per row.
+const NATIVE_SUBSET_FROM = 384;
+// Extra rows a native scan hands back, rescored here so its rounding cannot
+// decide what makes the top k.
+const NATIVE_MARGIN = 8;
+// Rows per usearch add call while building: small enough that one slice
+// blocks the event loop for only a few milliseconds.
+const BUILD_SLICE = 64;
 
 const MANIFEST = "manifest.json";
 const FORMAT = "engram-vector-index";
-const FORMAT_VERSION = 1;
+// 2: the graph file is usearch's (int8), no longer hnswlib's.
+const FORMAT_VERSION = 2;
 
 type Manifest = {
   format: string;
@@ -111,11 +144,13 @@ type Manifest = {
   vectorsFile: string;
   graphFile: string | null;
   options: Resolved;
+  origin: SnapshotOrigin;
 };
 
 export class VectorIndex {
   readonly #dim: number;
   readonly #opts: Resolved;
+  readonly #stepwise: boolean;
   #capacity = 0;
   /** Row `s` holds the unit vector of slot `s`. */
   #slab: Float32Array;
@@ -126,17 +161,19 @@ export class VectorIndex {
   /** Slots at or beyond this have never been used. */
   #highWater = 0;
   #graph: Graph | undefined;
-  #ef = -1;
-  /** hnswlib only accepts plain arrays; one is reused to avoid per-call garbage. */
-  readonly #scratch: number[];
+  /** Slots below this have been offered to the graph; it is complete when this reaches highWater. */
+  #graphCursor = 0;
+  #origin: SnapshotOrigin = {};
+  /** Rows copied out for a native scan of a subset; reused between searches. */
+  #gather = new Float32Array(0);
 
-  constructor(dim: number, opts: VectorIndexOptions = {}) {
+  constructor(dim: number, opts: VectorIndexOptions = {}, mode: VectorIndexMode = {}) {
     if (!Number.isInteger(dim) || dim <= 0) throw new RangeError(`vector dimension must be a positive integer, got ${dim}`);
     this.#dim = dim;
     this.#opts = resolveOptions(opts);
+    this.#stepwise = mode.graphBuild === "stepwise";
     this.#slab = new Float32Array(0);
     this.#slotKey = new Float64Array(0);
-    this.#scratch = new Array<number>(dim).fill(0);
     this.#grow(INITIAL_SLOTS);
   }
 
@@ -148,6 +185,11 @@ export class VectorIndex {
     return this.#slotOf.size;
   }
 
+  /** What the snapshot this index was loaded from said about its data ({} when built fresh). */
+  get origin(): SnapshotOrigin {
+    return this.#origin;
+  }
+
   has(key: number): boolean {
     return this.#slotOf.has(key);
   }
@@ -155,6 +197,27 @@ export class VectorIndex {
   /** Every key in the index, e.g. to reconcile a loaded index with its source of truth. */
   keys(): IterableIterator<number> {
     return this.#slotOf.keys();
+  }
+
+  /** True while the index is large enough for a graph but the graph is not complete (searches scan exactly). */
+  get graphPending(): boolean {
+    return this.size >= this.#opts.hnswThreshold && !this.#graphComplete();
+  }
+
+  /**
+   * Adds up to `maxSlots` more slots to the graph, starting it if needed.
+   * Returns true once the graph is complete (or not needed yet).
+   */
+  buildGraphStep(maxSlots: number): boolean {
+    if (!this.graphPending) return true;
+    if (this.#graph === undefined) {
+      this.#graph = this.#newGraph();
+      this.#graphCursor = 0;
+    }
+    const end = Math.min(this.#highWater, this.#graphCursor + Math.max(1, maxSlots));
+    this.#graphAddRange(this.#graphCursor, end);
+    this.#graphCursor = end;
+    return this.#graphComplete();
   }
 
   /** Inserts `key` or replaces its vector. The vector is normalised; it must be non-zero and finite. */
@@ -167,9 +230,13 @@ export class VectorIndex {
       const offset = existing * dim;
       if (sameRow(this.#slab, offset, unit)) return; // re-supplied unchanged: spare the graph repair
       this.#slab.set(unit, offset);
-      this.#graphPut(existing);
+      if (this.#inGraph(existing)) {
+        this.#graph!.remove(BigInt(existing));
+        this.#graphPut(existing);
+      }
       return;
     }
+    const wasComplete = this.#graphComplete();
     let slot = this.#free.pop();
     if (slot === undefined) {
       if (this.#highWater === this.#capacity) this.#grow(this.#highWater + 1);
@@ -178,18 +245,27 @@ export class VectorIndex {
     this.#slab.set(unit, slot * dim);
     this.#slotKey[slot] = key;
     this.#slotOf.set(key, slot);
-    if (this.#graph !== undefined) this.#graphPut(slot);
-    else if (this.#slotOf.size >= this.#opts.hnswThreshold) this.#buildGraph();
+    if (this.#graph !== undefined) {
+      // Below the cursor the graph must hear of it now; past the cursor of a
+      // graph still being built, the cursor reaches it in due course.
+      if (slot < this.#graphCursor) this.#graphPut(slot);
+      else if (wasComplete) {
+        this.#graphPut(slot);
+        this.#graphCursor = this.#highWater;
+      }
+    } else if (!this.#stepwise && this.#slotOf.size >= this.#opts.hnswThreshold) {
+      this.#buildGraph();
+    }
   }
 
   /** Removes `key`; returns whether it was present. */
   remove(key: number): boolean {
     const slot = this.#slotOf.get(key);
     if (slot === undefined) return false;
+    if (this.#inGraph(slot)) this.#graph!.remove(BigInt(slot));
     this.#slotOf.delete(key);
     this.#slotKey[slot] = -1;
     this.#free.push(slot);
-    this.#graph?.markDelete(slot);
     return true;
   }
 
@@ -197,9 +273,10 @@ export class VectorIndex {
    * The `k` records most similar to `query` (exact cosine scores, best first,
    * equal scores by ascending key) among those the filter admits.
    *
-   * Exact whenever the index is below `hnswThreshold` or the admitted set is
-   * small; approximate (HNSW) otherwise. Never returns fewer than
-   * min(k, admitted records): a short graph answer is redone exactly.
+   * Exact whenever the index is below `hnswThreshold`, the graph is still
+   * being built, or the admitted set is small; approximate (HNSW) otherwise.
+   * Never returns fewer than min(k, admitted records): a short graph answer
+   * is redone exactly.
    */
   search(query: ArrayLike<number>, k: number, filter: VectorFilter = {}): VectorHit[] {
     if (!Number.isInteger(k) || k < 0) throw new RangeError(`k must be a non-negative integer, got ${k}`);
@@ -207,30 +284,29 @@ export class VectorIndex {
     if (k === 0 || this.size === 0) return [];
     const { allow, candidates } = filter;
     if (candidates !== undefined) return this.#searchCandidates(q, k, candidates, allow);
-    // A walk with ef = k expands on the order of k nodes times their ~2m
-    // neighbours; once that nears the record count, a plain scan is cheaper.
+    // A walk asks for at least efSearch neighbours; once k nears the record
+    // count, a plain scan is cheaper.
     if (!this.#graphUsable() || k * 8 >= this.size) {
-      return scanAll(this.#slab, this.#dim, q, this.#highWater, this.#slotKey, k, allow);
+      return allow === undefined ? this.#scanEverything(q, k) : scanAll(this.#slab, this.#dim, q, this.#highWater, this.#slotKey, k, allow);
     }
-    if (allow === undefined) {
-      return this.#graphSearch(q, k) ?? scanAll(this.#slab, this.#dim, q, this.#highWater, this.#slotKey, k);
-    }
+    if (allow === undefined) return this.#graphSearch(q, k, 1) ?? this.#scanEverything(q, k);
     return this.#searchAllowed(q, k, allow);
   }
 
   /**
-   * Persists the index under `dir` so the HNSW graph need not be rebuilt on
-   * the next start. Layout: `manifest.json` names a vectors file (slot keys
-   * as float64, then the slab rows as float32, native byte order) and, once
-   * built, an hnswlib graph file. Data files are written under fresh names
-   * and the manifest is swapped in last by rename, so a crash mid-save leaves
-   * the previous snapshot loadable. Stale files are deleted afterwards.
+   * Persists the index under `dir` so the graph need not be rebuilt on the
+   * next start; `origin` is kept with it (see `origin`). Layout:
+   * `manifest.json` names a vectors file (slot keys as float64, then the slab
+   * rows as float32, native byte order) and, once complete, a usearch graph
+   * file. Data files are written under fresh names and the manifest is
+   * swapped in last by rename, so a crash mid-save leaves the previous
+   * snapshot loadable. Stale files are deleted afterwards.
    */
-  save(dir: string): void {
+  save(dir: string, origin: SnapshotOrigin = {}): void {
     mkdirSync(dir, { recursive: true });
     const generation = `${Date.now().toString(36)}-${randomBytes(4).toString("hex")}`;
     const vectorsFile = `vectors-${generation}.bin`;
-    const graphFile = this.#graph !== undefined ? `graph-${generation}.bin` : null;
+    const graphFile = this.#graphComplete() && this.#graph !== undefined ? `graph-${generation}.usearch` : null;
 
     const fd = openSync(join(dir, vectorsFile), "w");
     try {
@@ -241,7 +317,7 @@ export class VectorIndex {
       closeSync(fd);
     }
     if (graphFile !== null) {
-      this.#graph!.writeIndexSync(join(dir, graphFile));
+      this.#graph!.save(join(dir, graphFile));
       fsyncPath(join(dir, graphFile));
     }
 
@@ -255,15 +331,17 @@ export class VectorIndex {
       vectorsFile,
       graphFile,
       options: this.#opts,
+      origin,
     };
     const tmp = join(dir, `${MANIFEST}.${generation}.tmp`);
     writeFileSync(tmp, JSON.stringify(manifest));
     fsyncPath(tmp);
     renameSync(tmp, join(dir, MANIFEST));
     fsyncPath(dir);
+    this.#origin = origin;
 
     for (const name of readdirSync(dir)) {
-      const ours = /^(vectors|graph)-.*\.bin$/.test(name) || /^manifest\.json\..*\.tmp$/.test(name);
+      const ours = /^(vectors|graph)-.*\.(bin|usearch)$/.test(name) || /^manifest\.json\..*\.tmp$/.test(name);
       if (ours && name !== vectorsFile && name !== graphFile) rmSync(join(dir, name), { force: true });
     }
   }
@@ -272,13 +350,13 @@ export class VectorIndex {
    * Reads an index saved by `save`. Returns undefined when there is nothing
    * usable under `dir` (missing, other dimension, other format, truncated or
    * unreadable files): the caller should then rebuild from its records. A
-   * loaded index reflects the moment of the save; records written since must
-   * be re-applied by the caller (see `keys()`).
+   * loaded index reflects the moment of the save, which `origin` describes;
+   * records written since must be re-applied by the caller.
    *
    * `opts` may change the query-time settings (efSearch, thresholds); the
    * graph's m and efConstruction stay as saved.
    */
-  static load(dir: string, dim: number, opts: VectorIndexOptions = {}): VectorIndex | undefined {
+  static load(dir: string, dim: number, opts: VectorIndexOptions = {}, mode: VectorIndexMode = {}): VectorIndex | undefined {
     resolveOptions(opts); // a bad argument is the caller's bug, not an unusable snapshot
     let manifest: Manifest;
     try {
@@ -304,21 +382,21 @@ export class VectorIndex {
         const value = opts[name];
         if (value !== undefined) merged[name] = value;
       }
-      index = new VectorIndex(dim, merged);
+      index = new VectorIndex(dim, merged, mode);
     } catch {
       return undefined;
     }
     try {
       if (!index.#readVectors(join(dir, manifest.vectorsFile), manifest.highWater)) return undefined;
       if (index.size !== manifest.live) return undefined;
+      index.#origin = typeof manifest.origin === "object" && manifest.origin !== null ? manifest.origin : {};
       if (manifest.graphFile !== null) {
-        const graph = new HierarchicalNSW("ip", dim);
-        graph.readIndexSync(join(dir, manifest.graphFile));
-        if (graph.getNumDimensions() !== dim || graph.getCurrentCount() > manifest.highWater) return undefined;
-        if (graph.getMaxElements() < index.#capacity) graph.resizeIndex(index.#capacity);
+        const graph = index.#newGraph();
+        graph.load(join(dir, manifest.graphFile));
+        if (graph.dimensions() !== dim || graph.size() !== index.size) return undefined;
         index.#graph = graph;
-        index.#ef = graph.getEf();
-      } else if (index.size >= index.#opts.hnswThreshold) {
+        index.#graphCursor = index.#highWater;
+      } else if (!index.#stepwise && index.size >= index.#opts.hnswThreshold) {
         index.#buildGraph();
       }
     } catch {
@@ -329,17 +407,24 @@ export class VectorIndex {
 
   // ---- search paths -------------------------------------------------------
 
+  #graphComplete(): boolean {
+    return this.#graph !== undefined && this.#graphCursor >= this.#highWater;
+  }
+
   #graphUsable(): boolean {
-    return this.#graph !== undefined && this.size >= this.#opts.hnswThreshold;
+    return this.#graphComplete() && this.size >= this.#opts.hnswThreshold;
+  }
+
+  #inGraph(slot: number): boolean {
+    return this.#graph !== undefined && slot < this.#graphCursor;
   }
 
   /**
    * Admitted-record count below which an exact scan beats a filtered graph
    * walk. A scan costs one JS dot product per admitted record (a records);
-   * a walk admitting a fraction p = a/n must expand about ef/p nodes before
-   * it has ef admitted results, each expansion scoring a few dozen
-   * neighbours natively. Equal costs give a^2 proportional to ef * n; the
-   * constant comes from `exactBudget`, the break-even measured at
+   * a walk admitting a fraction p = a/n must fetch about ef/p neighbours
+   * before it has ef admitted results. Equal costs give a^2 proportional to
+   * ef * n; the constant comes from `exactBudget`, the break-even at
    * ef = efSearch over BUDGET_REFERENCE_SIZE records.
    */
   #exactBudget(k: number): number {
@@ -353,6 +438,16 @@ export class VectorIndex {
     candidates: Iterable<number>,
     allow: ((key: number) => boolean) | undefined,
   ): VectorHit[] {
+    // A large set can go to the graph without listing it: membership is
+    // asked only of the neighbours the walk fetches.
+    if (candidates instanceof Set && candidates.size > this.#exactBudget(k) && k < candidates.size && this.#graphUsable()) {
+      const set = candidates as ReadonlySet<number>;
+      const slotKey = this.#slotKey;
+      const accept =
+        allow === undefined ? (slot: number) => set.has(slotKey[slot]!) : (slot: number) => set.has(slotKey[slot]!) && allow(slotKey[slot]!);
+      const hits = this.#graphSearch(q, k, set.size / this.size, accept);
+      if (hits !== undefined) return hits;
+    }
     const marks = new Uint8Array(this.#highWater);
     let slots = new Int32Array(Math.min(this.size, 1024));
     let count = 0;
@@ -374,34 +469,33 @@ export class VectorIndex {
         allow === undefined
           ? (slot: number) => marks[slot] === 1
           : (slot: number) => marks[slot] === 1 && allow(slotKey[slot]!);
-      const hits = this.#graphSearch(q, k, accept);
+      const hits = this.#graphSearch(q, k, count / this.size, accept);
       if (hits !== undefined) return hits;
     }
-    return scanSlots(this.#slab, this.#dim, q, slots, count, this.#slotKey, k, allow);
+    return this.#scanSubset(q, k, slots, count, allow);
   }
 
   #searchAllowed(q: Float64Array, k: number, allow: (key: number) => boolean): VectorHit[] {
     const slotKey = this.#slotKey;
     // Probe a spread of live records: a callback that admits most of them is
     // cheapest to hand straight to the graph walk, which consults it only
-    // for the few thousand nodes it visits.
+    // for the neighbours it fetches.
     const probes = Math.min(SELECTIVITY_PROBES, this.#highWater);
-    const stride = this.#highWater / probes;
     let seen = 0;
     let admitted = 0;
     for (let i = 0; i < probes; i++) {
-      const key = slotKey[Math.floor(i * stride)]!;
+      // Golden-ratio steps spread the probes without a period, so a filter
+      // that admits every tenth slot is not sampled in lockstep with it.
+      const key = slotKey[Math.floor(((i * GOLDEN) % 1) * this.#highWater)]!;
       if (key < 0) continue;
       seen++;
       if (allow(key)) admitted++;
     }
     // Go straight to the graph only if a pessimistic reading of the sample
-    // (about two standard deviations low) still clears the budget: a walk
-    // misrouted onto a selective filter costs tens of milliseconds, while a
-    // needless full pass below costs about one.
-    const pessimistic = seen === 0 ? 0 : (Math.max(0, admitted - 2 * Math.sqrt(admitted)) / seen) * this.size;
-    if (pessimistic > this.#exactBudget(k)) {
-      const hits = this.#graphSearch(q, k, (slot) => slotKey[slot]! >= 0 && allow(slotKey[slot]!));
+    // (about two standard deviations low) still clears the budget.
+    const fraction = seen === 0 ? 0 : Math.max(0, admitted - 2 * Math.sqrt(admitted)) / seen;
+    if (fraction * this.size > this.#exactBudget(k)) {
+      const hits = this.#graphSearch(q, k, fraction, (slot) => allow(slotKey[slot]!));
       return hits ?? scanAll(this.#slab, this.#dim, q, this.#highWater, slotKey, k, allow);
     }
 
@@ -418,86 +512,161 @@ export class VectorIndex {
       slots[count++] = slot;
     }
     if (count > this.#exactBudget(k) && k < count) {
-      const hits = this.#graphSearch(q, k, (slot) => marks[slot] === 1);
+      const hits = this.#graphSearch(q, k, count / this.size, (slot) => marks[slot] === 1);
       if (hits !== undefined) return hits;
     }
-    return scanSlots(this.#slab, this.#dim, q, slots, count, slotKey, k);
+    return this.#scanSubset(q, k, slots, count);
   }
 
   /**
-   * HNSW k-NN, rescored exactly from the slab. Returns undefined when the
-   * graph produced fewer than k hits so the caller can fall back to a scan.
+   * HNSW k-NN over the quantised graph, rescored exactly from the slab. A
+   * filtered walk (`accept`, admitting about `fraction` of the records)
+   * fetches enough neighbours to expect k admitted ones and widens while it
+   * falls short. Returns undefined when it still has fewer than k, so the
+   * caller can fall back to a scan.
    */
-  #graphSearch(q: Float64Array, k: number, accept?: (slot: number) => boolean): VectorHit[] | undefined {
+  #graphSearch(q: Float64Array, k: number, fraction: number, accept?: (slot: number) => boolean): VectorHit[] | undefined {
     const graph = this.#graph!;
-    const ef = Math.max(this.#opts.efSearch, k);
-    if (ef !== this.#ef) {
-      graph.setEf(ef);
-      this.#ef = ef;
+    const total = graph.size();
+    const point = Float32Array.from(q);
+    // Unfiltered, at least efSearch neighbours buy back what int8 loses; a
+    // filtered walk already fetches many times k.
+    let fetch = Math.min(
+      total,
+      accept === undefined ? Math.max(this.#opts.efSearch, k) : Math.ceil((k / Math.max(fraction, 1e-6)) * FETCH_MARGIN),
+    );
+    for (;;) {
+      if (fetch > MAX_FETCH && fetch < total) return undefined;
+      const found = graph.search(point, fetch, 1).keys;
+      const top = new TopK(k);
+      let admitted = 0;
+      for (let i = 0; i < found.length; i++) {
+        const slot = Number(found[i]!);
+        const key = this.#slotKey[slot]!;
+        if (key < 0) return undefined; // cannot happen while removals are mirrored; never trust it blindly
+        if (accept !== undefined && !accept(slot)) continue;
+        admitted++;
+        const score = dotAt(this.#slab, slot * this.#dim, q, this.#dim);
+        if (score >= top.floor) top.offer(key, score);
+      }
+      if (admitted >= k) return top.drain();
+      if (fetch >= total) return undefined;
+      fetch = Math.min(total, fetch * FETCH_GROWTH);
     }
-    const point = this.#scratch;
-    for (let i = 0; i < this.#dim; i++) point[i] = q[i]!;
+  }
 
-    let result: { neighbors: number[] };
-    if (accept === undefined) {
-      result = graph.searchKnn(point, k);
-    } else {
-      // An exception escaping into the addon mid-walk would unwind through
-      // hnswlib and leak its per-search state; park it and rethrow here.
-      let failure: { error: unknown } | undefined;
-      result = graph.searchKnn(point, k, (slot: number) => {
-        if (failure !== undefined) return false;
-        try {
-          return accept(slot);
-        } catch (error) {
-          failure = { error };
-          return false;
-        }
-      });
-      if (failure !== undefined) throw failure.error;
+  /**
+   * Every live row scored exactly. Large slabs go through usearch's SIMD
+   * scan first, asking for enough extra rows to cover freed slots (whose
+   * stale rows it cannot tell apart), then the winners are rescored here so
+   * the scores match every other path bit for bit.
+   */
+  #scanEverything(q: Float64Array, k: number): VectorHit[] {
+    const hw = this.#highWater;
+    const fetch = k + this.#free.length + NATIVE_MARGIN;
+    if (hw < NATIVE_SCAN_FROM || fetch * 4 > hw) return scanAll(this.#slab, this.#dim, q, hw, this.#slotKey, k);
+    const found = usearch.exactSearch(this.#slab.subarray(0, hw * this.#dim), Float32Array.from(q), this.#dim, fetch, usearch.MetricKind.IP, 1) as Usearch.Matches;
+    return this.#rescore(q, k, found, (slot) => slot) ?? scanAll(this.#slab, this.#dim, q, hw, this.#slotKey, k);
+  }
+
+  /**
+   * The exact top k among `count` listed slots (those `allow` admits). Many
+   * rows are copied into one buffer for usearch's SIMD scan, whose winners
+   * (plus a margin) are rescored from the slab; few rows, or a native answer
+   * too close to call at the k-th place, are scanned in JS.
+   */
+  #scanSubset(q: Float64Array, k: number, slots: Int32Array, count: number, allow?: (key: number) => boolean): VectorHit[] {
+    const slotKey = this.#slotKey;
+    let rows = slots;
+    let n = count;
+    if (allow !== undefined && count >= NATIVE_SUBSET_FROM) {
+      rows = new Int32Array(count);
+      n = 0;
+      for (let i = 0; i < count; i++) if (allow(slotKey[slots[i]!]!)) rows[n++] = slots[i]!;
+      allow = undefined;
     }
-    const neighbors = result.neighbors;
-    if (neighbors.length < k) return undefined;
+    if (n < NATIVE_SUBSET_FROM || k + NATIVE_MARGIN >= n) return scanSlots(this.#slab, this.#dim, q, rows, n, slotKey, k, allow);
+    const dim = this.#dim;
+    if (this.#gather.length < n * dim) this.#gather = new Float32Array(Math.ceil(n * 1.25) * dim);
+    const buf = this.#gather;
+    const slab = this.#slab;
+    for (let i = 0; i < n; i++) {
+      const offset = rows[i]! * dim;
+      buf.set(slab.subarray(offset, offset + dim), i * dim);
+    }
+    const fetch = k + NATIVE_MARGIN;
+    const found = usearch.exactSearch(buf.subarray(0, n * dim), Float32Array.from(q), dim, fetch, usearch.MetricKind.IP, 1) as Usearch.Matches;
+    return this.#rescore(q, k, found, (i) => rows[i]!) ?? scanSlots(slab, dim, q, rows, n, slotKey, k);
+  }
+
+  /**
+   * Exact scores for a native scan's winners (`slotAt` maps a result row to
+   * its slot). Undefined when the scan returned fewer than it was asked
+   * for, or its cut-off lies within rounding of the k-th exact score.
+   */
+  #rescore(q: Float64Array, k: number, found: Usearch.Matches, slotAt: (row: number) => number): VectorHit[] | undefined {
     const top = new TopK(k);
-    for (const slot of neighbors) {
+    let cutoff = Infinity;
+    let live = 0;
+    for (let i = 0; i < found.keys.length; i++) {
+      const slot = slotAt(Number(found.keys[i]!));
+      cutoff = Math.min(cutoff, 1 - found.distances[i]!);
       const key = this.#slotKey[slot]!;
-      if (key < 0) return undefined; // cannot happen while deletions are mirrored; never trust it blindly
+      if (key < 0) continue;
+      live++;
       top.offer(key, dotAt(this.#slab, slot * this.#dim, q, this.#dim));
     }
-    return top.drain();
+    if (live < k) return undefined;
+    const hits = top.drain();
+    return hits[hits.length - 1]!.score - cutoff < 1e-5 ? undefined : hits;
   }
 
   // ---- maintenance --------------------------------------------------------
 
-  #buildGraph(): void {
-    const graph = new HierarchicalNSW("ip", this.#dim);
-    graph.initIndex({
-      maxElements: this.#capacity,
-      m: this.#opts.m,
-      efConstruction: this.#opts.efConstruction,
-      randomSeed: GRAPH_SEED,
+  #newGraph(): Graph {
+    return new usearch.Index({
+      dimensions: this.#dim,
+      metric: usearch.MetricKind.IP,
+      quantization: usearch.ScalarKind.I8,
+      connectivity: this.#opts.m,
+      expansion_add: this.#opts.efConstruction,
+      expansion_search: this.#opts.efSearch,
+      multi: false,
     });
-    this.#graph = graph;
-    this.#ef = graph.getEf();
+  }
+
+  #buildGraph(): void {
+    this.#graph = this.#newGraph();
+    this.#graphCursor = 0;
     try {
-      for (let slot = 0; slot < this.#highWater; slot++) {
-        if (this.#slotKey[slot]! >= 0) this.#graphPut(slot);
-      }
+      this.#graphAddRange(0, this.#highWater);
+      this.#graphCursor = this.#highWater;
     } catch (error) {
       // A half-built graph would silently miss records; keep scanning instead.
       this.#graph = undefined;
+      this.#graphCursor = 0;
       throw error;
     }
   }
 
-  /** Adds the slot's row to the graph, or updates (and revives) its node. */
+  /** Adds the live slots in [from, to) to the graph, a slice of contiguous rows per native call. */
+  #graphAddRange(from: number, to: number): void {
+    const graph = this.#graph!;
+    let start = from;
+    while (start < to) {
+      while (start < to && this.#slotKey[start]! < 0) start++;
+      let end = start;
+      while (end < to && end - start < BUILD_SLICE && this.#slotKey[end]! >= 0) end++;
+      if (end === start) break;
+      const keys = new BigUint64Array(end - start);
+      for (let s = start; s < end; s++) keys[s - start] = BigInt(s);
+      graph.add(keys, this.#slab.subarray(start * this.#dim, end * this.#dim), 1);
+      start = end;
+    }
+  }
+
   #graphPut(slot: number): void {
-    const graph = this.#graph;
-    if (graph === undefined) return;
-    const point = this.#scratch;
-    const offset = slot * this.#dim;
-    for (let i = 0; i < this.#dim; i++) point[i] = this.#slab[offset + i]!;
-    graph.addPoint(point, slot);
+    this.#graph!.add(BigInt(slot), this.#slab.subarray(slot * this.#dim, (slot + 1) * this.#dim), 1);
   }
 
   #grow(minSlots: number): void {
@@ -510,7 +679,6 @@ export class VectorIndex {
     this.#slab = slab;
     this.#slotKey = slotKey;
     this.#capacity = capacity;
-    this.#graph?.resizeIndex(capacity);
   }
 
   /** Fills slots [0, highWater) from a vectors file; false if it is the wrong size. */

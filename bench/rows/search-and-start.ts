@@ -1,0 +1,197 @@
+/**
+ * Goal rows for search latency and start time over a large embedded store:
+ *
+ *  - SearchMemories through the core at k=8, one scope (a tenth of the
+ *    records) and cross-spine, with the query vector computed ahead of time,
+ *    so the figure is what a search costs on top of embedding its query; the
+ *    reference is embedding one query with the local model in the same run.
+ *  - `node bin/engram.js serve` spawned over a prepared data directory (its
+ *    vector snapshot saved, as any earlier clean stop leaves it), timed until
+ *    /healthz answers 200, and until /readyz does.
+ *
+ *   ENGRAM_BENCH_RECORDS  records to load (default 100000)
+ *   ENGRAM_BENCH_QUERIES  queries per measurement (default 50)
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { ANONYMOUS, createCore, DEFAULT_LIMITS, silentLogger, type MemoryRecord } from "../../src/core/index.js";
+import { sharedLocalEmbedder, type Embedder } from "../../src/embed/index.js";
+import { EmbeddedStore } from "../../src/store/embedded-store.js";
+import { clustered, mulberry32 } from "../../test/helpers/synthetic-vectors.js";
+import type { BenchRow, BenchSection } from "../bench-row.js";
+
+const N = Number(process.env.ENGRAM_BENCH_RECORDS ?? 100_000);
+const Q = Number(process.env.ENGRAM_BENCH_QUERIES ?? 50);
+const DIM = 512;
+const SCOPES = 10;
+const K = 8;
+const SEARCH_GOAL_MS = 5;
+const START_GOAL_MS = 3000;
+const ROOT = new URL("../..", import.meta.url).pathname;
+
+const rand = mulberry32(20261201);
+const WORDS = Array.from({ length: 4000 }, (_, i) => `w${i.toString(36)}`);
+const sentence = (n: number) => Array.from({ length: n }, () => WORDS[Math.floor(rand() ** 2 * WORDS.length)]).join(" ");
+
+function record(i: number): MemoryRecord {
+  return {
+    id: `40000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
+    short_id: i.toString(32).toUpperCase().padStart(10, "0"),
+    content: sentence(16),
+    scope: `repo:bench-${i % SCOPES}`,
+    repo: "", workspace: "", worktree_path: "", base_dir: "",
+    source: "agent-inferred", category: "decision", tags: [`t${i % 50}`], actor: "", owner: "", visibility: "",
+    created_at: new Date(1_700_000_000_000 + i * 1000).toISOString(),
+    summary: "", summary_source: "", summary_model: "", access_count: 0, kind: "", citations: [], supersedes: [],
+  };
+}
+
+/** Hands the core a vector computed ahead of time, so the search is timed without the model. */
+class PrecomputedEmbedder implements Embedder {
+  readonly identity = { provider: "local" as const, model: "bench", dim: DIM };
+  next: Float32Array = new Float32Array(DIM);
+  async embedDocuments(texts: string[]) {
+    return texts.map(() => this.next);
+  }
+  async embedQuery() {
+    return this.next;
+  }
+}
+
+async function p50(n: number, fn: (i: number) => Promise<unknown>): Promise<number> {
+  await fn(0);
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await fn(i);
+    times.push(performance.now() - t);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)]!;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Loads N records and lets the store build and save its index, as a server that ran before would have. */
+async function prepare(dir: string): Promise<void> {
+  const draw = clustered(4242, DIM);
+  const store = EmbeddedStore.open({ dataDir: dir, dim: DIM });
+  let t = performance.now();
+  for (let start = 0; start < N; start += 5000) {
+    store.transaction(() => {
+      for (let i = start; i < Math.min(N, start + 5000); i++) store.writeRecord(record(i), draw());
+    });
+  }
+  console.log(`  prepared ${N} records in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  t = performance.now();
+  await store.warm();
+  await store.close();
+  console.log(`  first index build (background slices) and snapshot in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+}
+
+async function searchRows(dir: string): Promise<BenchRow[]> {
+  const store = EmbeddedStore.open({ dataDir: dir, dim: DIM });
+  await store.warm();
+  const draw = clustered(777, DIM);
+  const queries = Array.from({ length: Q }, () => ({ text: sentence(4), vector: draw() }));
+  const pre = new PrecomputedEmbedder();
+  const core = createCore({ store, embedder: pre, limits: DEFAULT_LIMITS, now: () => new Date(), log: silentLogger });
+
+  const local = sharedLocalEmbedder();
+  await local.warmUp();
+  const phrases = ["how do we rotate the signing keys", "which database holds invoices", "why was the retry budget lowered", "naming rules for test files"];
+  const embed = await p50(Q, (i) => local.embedQuery(`${phrases[i % phrases.length]} ${i}`));
+
+  const scope = await p50(Q, (i) => {
+    pre.next = queries[i]!.vector;
+    return core.searchMemories(ANONYMOUS, { query: queries[i]!.text, scope: "repo:bench-3", k: K }, "connect");
+  });
+  const cross = await p50(Q, (i) => {
+    pre.next = queries[i]!.vector;
+    return core.searchMemories(ANONYMOUS, { query: queries[i]!.text, cross_spine: true, k: K }, "connect");
+  });
+  await store.close();
+
+  const thousands = `${Math.round(N / 1000)}k`;
+  const row = (what: string, ms: number): BenchRow => ({
+    measure: `SearchMemories p50 at ${thousands} records, ${what}, k=${K}`,
+    value: `embed + ${ms.toFixed(2)} ms`,
+    reference: `embed one query (local model) ${embed.toFixed(2)} ms p50`,
+    ratio: (embed + ms) / embed,
+    goal: `<= embed + ${SEARCH_GOAL_MS} ms`,
+    met: ms <= SEARCH_GOAL_MS,
+  });
+  return [row(`one scope (${Math.round(N / SCOPES / 1000)}k)`, scope), row("cross-spine", cross)];
+}
+
+async function startRow(dir: string): Promise<BenchRow[]> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const t0 = performance.now();
+  const child = spawn(process.execPath, ["bin/engram.js", "serve"], {
+    cwd: ROOT,
+    env: { ...process.env, ENGRAM_DATA_DIR: dir, ENGRAM_LISTEN_ADDR: `127.0.0.1:${port}` },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
+  const until = async (path: string, limitMs: number): Promise<number> => {
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`engram serve exited early:\n${stderr}`);
+      try {
+        if ((await fetch(`${url}${path}`)).status === 200) return performance.now() - t0;
+      } catch {
+        // not listening yet
+      }
+      if (performance.now() - t0 > limitMs) throw new Error(`${path} not 200 after ${limitMs} ms:\n${stderr}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  try {
+    const healthz = await until("/healthz", 120_000);
+    const readyz = await until("/readyz", 600_000);
+    const progress = stderr.split("\n").filter((l) => l.includes("vector index")).length;
+    console.log(`  serve: /healthz 200 after ${healthz.toFixed(0)} ms, /readyz 200 after ${readyz.toFixed(0)} ms, ${progress} vector-index log lines`);
+    return [
+      {
+        measure: `start over ${Math.round(N / 1000)}k records to /healthz 200`,
+        value: `${(healthz / 1000).toFixed(2)} s`,
+        reference: `/readyz 200 after ${(readyz / 1000).toFixed(2)} s`,
+        goal: `<= ${START_GOAL_MS / 1000} s`,
+        met: healthz <= START_GOAL_MS,
+      },
+    ];
+  } finally {
+    const exited = new Promise((r) => child.once("exit", r));
+    child.kill("SIGTERM");
+    await exited;
+  }
+}
+
+export const searchAndStart: BenchSection = async () => {
+  const dir = mkdtempSync(join(tmpdir(), "engram-bench-search-start-"));
+  try {
+    await prepare(dir);
+    const search = await searchRows(dir);
+    const start = await startRow(dir);
+    return [...search, ...start];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+};
+
+// Runnable on its own: npx tsx bench/rows/search-and-start.ts
+if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
+  for (const row of await searchAndStart()) console.log(JSON.stringify(row));
+}
