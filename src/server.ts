@@ -238,9 +238,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     res.once("finish", () => {
       if (req.complete) return;
       // Resetting at once could overtake the answer still queued on the
-      // wire; the rest is discarded (never buffered) for a grace period.
+      // wire. The rest is discarded (never buffered) for a grace period; a
+      // client that finishes sending in time keeps its connection.
       req.resume();
-      if (!isH2) req.socket.end();
       setTimeout(() => {
         if (!req.complete) cut();
       }, UNREAD_BODY_GRACE_MS).unref();
