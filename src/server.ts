@@ -235,7 +235,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     const done = (): void => clearTimeout(timer);
     req.once("end", done);
     res.once("close", done);
-    res.once("finish", () => {
+    // HTTP/2's compat response reports "finish" only once the whole stream
+    // closes; the stream itself says when our side is done.
+    const answered = isH2 ? (req as Http2ServerRequest).stream : res;
+    answered.once("finish", () => {
       if (req.complete) return;
       // Resetting at once could overtake the answer still queued on the
       // wire. The rest is discarded (never buffered) for a grace period; a

@@ -27,9 +27,15 @@ function aborted(): ConnectError {
 /**
  * Collects the body up to `max` bytes. Past the limit it stops listening and
  * pauses the stream, so the rest stays in the socket (backpressure) instead of
- * memory; the listener then ends the exchange.
+ * memory; the listener then ends the exchange. `enough` may stop the read
+ * early (the stream is paused, `ended` is false) once what has arrived can be
+ * judged, such as a complete first gRPC frame.
  */
-export function readBounded(req: Readable, max: number): Promise<Buffer> {
+export function readBounded(
+  req: Readable,
+  max: number,
+  enough?: (sofar: Buffer) => boolean,
+): Promise<{ data: Buffer; ended: boolean }> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let n = 0;
@@ -48,10 +54,29 @@ export function readBounded(req: Readable, max: number): Promise<Buffer> {
         return;
       }
       chunks.push(chunk);
+      if (enough) {
+        const sofar = Buffer.concat(chunks, n);
+        chunks.length = 0;
+        chunks.push(sofar);
+        let judged: boolean;
+        try {
+          judged = enough(sofar);
+        } catch (err) {
+          stop();
+          req.pause();
+          reject(err);
+          return;
+        }
+        if (judged) {
+          stop();
+          req.pause();
+          resolve({ data: sofar, ended: false });
+        }
+      }
     };
     const onEnd = (): void => {
       stop();
-      resolve(Buffer.concat(chunks, n));
+      resolve({ data: Buffer.concat(chunks, n), ended: true });
     };
     const onError = (): void => {
       stop();
@@ -65,7 +90,14 @@ export function readBounded(req: Readable, max: number): Promise<Buffer> {
     req.once("end", onEnd);
     req.once("error", onError);
     req.once("close", onClose);
+    req.resume();
   });
+}
+
+/** Bytes the first frame of a gRPC body needs, once its prefix has arrived. */
+export function firstFrameLength(sofar: Uint8Array): number | undefined {
+  if (sofar.length < 5) return undefined;
+  return 5 + new DataView(sofar.buffer, sofar.byteOffset, sofar.byteLength).getUint32(1);
 }
 
 /**

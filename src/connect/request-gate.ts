@@ -27,7 +27,7 @@ import {
 import type { Logger } from "../core/index.js";
 import { decodeRequest } from "./decode-diagnosis.js";
 import { toConnectError } from "./error-mapper.js";
-import { BodyNotDecompressible, BodyTooLarge, frame, inflateBounded, readBounded, splitFrames } from "./request-body.js";
+import { BodyNotDecompressible, BodyTooLarge, firstFrameLength, frame, inflateBounded, readBounded, splitFrames } from "./request-body.js";
 import { resolvedSubject, unauthenticated } from "./subject-context.js";
 
 type Wire = {
@@ -117,9 +117,31 @@ export function gateHandler(
 
     let message: Uint8Array;
     try {
-      const raw = await readBounded(node, max);
-      message = wire.framed ? await unframe(raw, encoding, max, input) : encoding === "identity" ? raw : await inflateBounded(raw, encoding, max);
-      decodeRequest(input, message, wire.binary);
+      if (wire.framed) {
+        // Judge the first frame as soon as it is complete: a bad one ends the
+        // call at once instead of waiting for a client that never half-closes.
+        const first = await readBounded(node, max, (sofar) => {
+          const need = firstFrameLength(sofar);
+          if (need !== undefined && need > max + 5) throw new BodyTooLarge(need);
+          return need !== undefined && sofar.length >= need;
+        });
+        const need = firstFrameLength(first.data) ?? first.data.length;
+        message = await unframe(first.data.subarray(0, need), encoding, max, input);
+        decodeRequest(input, message, wire.binary);
+        // A unary call has exactly one message: anything after it is refused.
+        let rest = first.data.subarray(need);
+        if (!first.ended) {
+          const more = await readBounded(node, max - first.data.length).catch((e: unknown) => {
+            throw e instanceof BodyTooLarge ? new BodyTooLarge(first.data.length + e.got) : e;
+          });
+          rest = Buffer.concat([rest, more.data]);
+        }
+        if (rest.length > 0) throw requestNotDecodable(input.typeName);
+      } else {
+        const raw = (await readBounded(node, max)).data;
+        message = encoding === "identity" ? raw : await inflateBounded(raw, encoding, max);
+        decodeRequest(input, message, wire.binary);
+      }
     } catch (err) {
       if (err instanceof ConnectError) return refuse(req, wire, err);
       if (err instanceof BodyTooLarge) return refuse(req, wire, envelope(requestTooLarge(err.got, max)));
