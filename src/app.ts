@@ -1,9 +1,8 @@
-import { connectNodeAdapter } from "@connectrpc/connect-node";
-import { engramRoutes, subjectContextValues } from "./connect/index.js";
+import { connectNodeHandler, maxRequestBytesFromEnv } from "./connect/index.js";
 import { createCore, limitsFromEnv, type Core, type CoreDeps, type Logger } from "./core/index.js";
 import { loadTokenAuth, type TokenAuth } from "./core/static-tokens.js";
 import { checkEmbedderIdentity, embedderFromEnv, identityKey, type Embedder } from "./embed/index.js";
-import { startServer, type Handler, type RunningServer } from "./server.js";
+import { allowedOriginsFromEnv, requestTimeoutFromEnv, startServer, type Handler, type RunningServer } from "./server.js";
 import { EmbeddedStore } from "./store/embedded-store.js";
 import type { Store } from "./store/store.js";
 import { META_EMBEDDER_IDENTITY } from "./store/meta-keys.js";
@@ -57,15 +56,14 @@ export async function serve(opts: ServeOptions = {}): Promise<{ server: RunningS
   if (engram.auth.anonymous) {
     log.warn("no bearer tokens configured: running ANONYMOUS, every caller shares owner \"\"; set ENGRAM_AUTH_TOKENS or ENGRAM_AUTH_TOKENS_FILE");
   }
-  const connect = connectNodeAdapter({
-    routes: engramRoutes(engram.core, log),
-    contextValues: subjectContextValues(engram.auth),
-  }) as unknown as Handler;
+  const connect = connectNodeHandler({ core: engram.core, log, auth: engram.auth, maxRequestBytes: maxRequestBytesFromEnv(env) }) as Handler;
   const server = await startServer({
     listenAddr: opts.listenAddr ?? env.ENGRAM_LISTEN_ADDR ?? DEFAULT_LISTEN_ADDR,
     connect,
     mcp: mcpHttpHandler(engram.core),
     auth: engram.auth,
+    allowedOrigins: allowedOriginsFromEnv(env),
+    requestTimeoutMs: requestTimeoutFromEnv(env),
     log: (line) => log.info(String(line.msg ?? "server"), line),
     waiting: () => waitingParts(engram.deps),
   });

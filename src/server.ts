@@ -8,6 +8,11 @@
  * `http2` server (the bytes are the HTTP/2 client preface) or an `http`
  * server (anything else), after putting the sniffed bytes back.
  *
+ * Before any route: a request whose Origin is not allowed, or (on a loopback
+ * bind) whose Host is not a loopback name, is answered 403 (DNS rebinding:
+ * a web page must not reach a local server by renaming it). A request body
+ * has a deadline; one still arriving when the response is done is cut off.
+ *
  * Routes, identical for both protocols:
  *   GET|HEAD /healthz   → 200 {"status":"ok"} (liveness: the process answers)
  *   GET|HEAD /readyz    → 200 {"status":"ready"}, or 503 {"status":"not_ready","waiting":[…]}
@@ -20,6 +25,7 @@ import http2 from "node:http2";
 import type { Http2ServerRequest, Http2ServerResponse, ServerHttp2Session } from "node:http2";
 import net from "node:net";
 
+import { authenticateRequest } from "./connect/request-auth.js";
 import type { TokenAuth } from "./core/static-tokens.js";
 import type { Subject } from "./core/subject.js";
 
@@ -42,7 +48,70 @@ export type ServerOptions = {
   log: (line: Record<string, unknown>) => void;
   /** The parts not ready to serve yet, as fixed words (e.g. "index"); always ready when absent. */
   waiting?: () => readonly string[];
+  /** Origins a browser page may call from, besides the server's own (see `allowedOriginsFromEnv`). */
+  allowedOrigins?: readonly string[];
+  /** How long a request may take to arrive in full, headers and body; default REQUEST_TIMEOUT_MS. */
+  requestTimeoutMs?: number;
 };
+
+export const ALLOWED_ORIGINS_ENV = "ENGRAM_ALLOWED_ORIGINS";
+export const REQUEST_TIMEOUT_ENV = "ENGRAM_REQUEST_TIMEOUT_MS";
+/** A client that has not sent its whole request by then is dropped (slow-body attacks). */
+export const REQUEST_TIMEOUT_MS = 30_000;
+/** After answering a request whose body is still arriving, how long the rest may drain before the connection goes. */
+const UNREAD_BODY_GRACE_MS = 1_000;
+
+/**
+ * `ENGRAM_ALLOWED_ORIGINS`: comma-separated origins (`https://app.example`).
+ * Each is normalised as a browser serialises it; anything that is not an
+ * http(s) origin fails startup.
+ */
+export function allowedOriginsFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
+  const raw = env[ALLOWED_ORIGINS_ENV] ?? "";
+  return raw
+    .split(",")
+    .map((e) => e.trim())
+    .filter((e) => e.length > 0)
+    .map((e, i) => {
+      const origin = originOf(e);
+      if (origin === undefined) throw new Error(`${ALLOWED_ORIGINS_ENV}: entry ${i + 1} must be an http(s) origin such as https://app.example`);
+      return origin;
+    });
+}
+
+export function requestTimeoutFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env[REQUEST_TIMEOUT_ENV];
+  if (raw === undefined || raw.trim() === "") return REQUEST_TIMEOUT_MS;
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) < 1) throw new Error(`${REQUEST_TIMEOUT_ENV} must be a positive integer (milliseconds)`);
+  return Number(raw);
+}
+
+/** The serialised origin of an http(s) URL, or undefined. */
+function originOf(text: string): string | undefined {
+  try {
+    const u = new URL(text);
+    if (u.protocol !== "http:" && u.protocol !== "https:") return undefined;
+    if (u.pathname !== "/" || u.search !== "" || u.hash !== "" || u.username !== "" || text.endsWith("/")) return undefined;
+    return u.origin;
+  } catch {
+    return undefined;
+  }
+}
+
+const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+function isLoopbackHost(host: string): boolean {
+  return host === "localhost" || host === "::1" || net.isIPv4(host) && host.startsWith("127.");
+}
+
+/** Host (HTTP/1.1) or :authority (HTTP/2), as name and optional port. */
+function authorityOf(req: AnyRequest): { name: string; port?: string } | undefined {
+  const raw = (req.headers[":authority"] ?? req.headers.host) as string | undefined;
+  if (typeof raw !== "string" || raw === "") return undefined;
+  const m = /^(\[[^\]]*\]|[^:]*)(?::(\d*))?$/.exec(raw.trim().toLowerCase());
+  if (!m) return undefined;
+  return m[2] === undefined ? { name: m[1]! } : { name: m[1]!, port: m[2] };
+}
 
 export type RunningServer = {
   url: string;
@@ -121,6 +190,68 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const { host, port: requestedPort } = parseListenAddr(opts.listenAddr);
   const mcpPath = opts.mcpPath ?? DEFAULT_MCP_PATH;
   const { auth, log } = opts;
+  const requestTimeoutMs = opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  const loopback = isLoopbackHost(host);
+  /** Filled in once the port is known. */
+  const allowed = new Set<string>(opts.allowedOrigins ?? []);
+
+  /**
+   * One check in front of every route. A request without Origin (CLI, SDKs,
+   * MCP clients) passes; a browser's Origin must be the server's own or
+   * configured. The 403 says nothing about the server.
+   */
+  const admitted = (req: AnyRequest): boolean => {
+    const origin = req.headers.origin;
+    if (origin !== undefined) {
+      const o = typeof origin === "string" ? originOf(origin) : undefined;
+      if (o === undefined || !allowed.has(o)) return false;
+    }
+    if (loopback) {
+      const a = authorityOf(req);
+      // The name is what DNS rebinding changes; any port passes, so a proxy
+      // on another loopback port keeps working.
+      if (a === undefined || !LOOPBACK_NAMES.has(a.name)) return false;
+    }
+    return true;
+  };
+
+  /**
+   * The body deadline, and the end of a request answered before its body was
+   * read (a 401, a 403, a body over the limit): the unread rest is not
+   * buffered, and the connection (HTTP/1.1) or stream (HTTP/2) is closed
+   * shortly after the answer is out.
+   */
+  const guardBody = (req: AnyRequest, res: AnyResponse): void => {
+    const isH2 = "stream" in req;
+    const cut = (): void => {
+      if (isH2) {
+        const stream = (req as Http2ServerRequest).stream;
+        if (!stream.destroyed) stream.close(http2.constants.NGHTTP2_CANCEL);
+      } else {
+        req.socket.destroy();
+      }
+    };
+    const timer = setTimeout(() => {
+      if (!req.complete) cut();
+    }, requestTimeoutMs);
+    timer.unref();
+    const done = (): void => clearTimeout(timer);
+    req.once("end", done);
+    res.once("close", done);
+    // HTTP/2's compat response reports "finish" only once the whole stream
+    // closes; the stream itself says when our side is done.
+    const answered = isH2 ? (req as Http2ServerRequest).stream : res;
+    answered.once("finish", () => {
+      if (req.complete) return;
+      // Resetting at once could overtake the answer still queued on the
+      // wire. The rest is discarded (never buffered) for a grace period; a
+      // client that finishes sending in time keeps its connection.
+      req.resume();
+      setTimeout(() => {
+        if (!req.complete) cut();
+      }, UNREAD_BODY_GRACE_MS).unref();
+    });
+  };
 
   let closing = false;
   const sockets = new Map<net.Socket, SocketKind>();
@@ -131,6 +262,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const route = (req: AnyRequest, res: AnyResponse): void => {
     const path = pathOf(req.url);
     try {
+      guardBody(req, res);
+      if (!admitted(req)) {
+        sendJson(res, 403, { error: "forbidden" });
+        return;
+      }
       if (path === "/healthz" && (req.method === "GET" || req.method === "HEAD")) {
         sendJson(res, 200, { status: "ok" });
         return;
@@ -142,7 +278,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         return;
       }
       if (opts.mcp && path === mcpPath) {
-        const subject = auth.authenticate(req.headers.authorization);
+        const subject = authenticateRequest(auth, req);
         if (subject === undefined) {
           log({ level: "warn", msg: "mcp request rejected: missing or invalid bearer token", path });
           // Read the unread request body first: answering an HTTP/2 stream
@@ -175,7 +311,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // --- HTTP/1.1 -----------------------------------------------------------
   const h1 = http.createServer(
     // connectionsCheckingInterval: how often headersTimeout is enforced.
-    { requestTimeout: 0, headersTimeout: 10_000, keepAliveTimeout: 5_000, connectionsCheckingInterval: 2_000 },
+    { requestTimeout: requestTimeoutMs, headersTimeout: Math.min(10_000, requestTimeoutMs), keepAliveTimeout: 5_000, connectionsCheckingInterval: 2_000 },
     (req, res) => {
       const socket = req.socket;
       inflight.set(socket, (inflight.get(socket) ?? 0) + 1);
@@ -194,8 +330,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     },
   );
   h1.keepAliveTimeout = 5_000;
-  h1.headersTimeout = 10_000;
-  h1.requestTimeout = 0;
+  h1.headersTimeout = Math.min(10_000, requestTimeoutMs);
+  h1.requestTimeout = requestTimeoutMs;
   // --- HTTP/2 (h2c, prior knowledge) ---------------------------------------
   const h2 = http2.createServer({}, route);
   h2.on("session", (session: ServerHttp2Session) => {
@@ -284,6 +420,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const port = typeof address === "object" && address !== null ? address.port : requestedPort;
   const urlHost = host.includes(":") ? `[${host}]` : host;
   const url = `http://${urlHost}:${port}`;
+  allowed.add(new URL(url).origin);
+  if (loopback) for (const name of LOOPBACK_NAMES) allowed.add(`http://${name}:${port}`);
 
   let closed: Promise<void> | undefined;
   const close = (): Promise<void> => {

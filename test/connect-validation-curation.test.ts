@@ -1,3 +1,4 @@
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FakeEmbedder } from "../src/embed/index.js";
@@ -7,8 +8,10 @@ import { expectEnvelope, pad, SECRET, type Client, type EnvelopeRow } from "./he
 /** Every validation of the curation RPCs over a real Connect client. */
 type Ctx = { existing: string };
 const base = { content: `note ${SECRET}`, scope: "repo:demo", source: "user-said", category: "decision" };
-const future = new Date(Date.now() + 86_400_000).toISOString();
-const past = new Date(Date.now() - 86_400_000).toISOString();
+const future = timestampFromDate(new Date(Date.now() + 86_400_000));
+const past = timestampFromDate(new Date(Date.now() - 86_400_000));
+/** One second past 9999-12-31T23:59:59Z: a Timestamp no RFC3339 text can name. */
+const beyondRange = { seconds: 253402300800n, nanos: 0 };
 const cite = (over: Record<string, string> = {}) => ({ kind: "file", ref: "src/a.ts", locator: "", pin: "", excerpt: "", ...over });
 const rule = { content: `always ${SECRET}`, scope: "rule:repo:demo", summary: "one line" };
 const disc = { content: `found ${SECRET}`, kind: "fact", scope: "discovery:repo:demo", citations: [cite()] };
@@ -20,10 +23,10 @@ const rows: EnvelopeRow<Ctx>[] = [
   { name: "ScheduleMemory: missing content", call: (c) => c.scheduleMemory({ ...base, content: "", notAfter: future }), envelope: "field=content hint=required: content is required", code: Code.InvalidArgument },
   { name: "ScheduleMemory: no bound at all", call: (c) => c.scheduleMemory(base), envelope: "field=not_before,not_after hint=required: schedule_memory requires not_before and/or not_after (use store_memory for unscheduled records)", code: Code.InvalidArgument },
   { name: "ScheduleMemory: a discovery cannot be scheduled", call: (c) => c.scheduleMemory({ ...base, category: "discovery", notAfter: future }), envelope: "field=category hint=not_applicable: discovery is not schedulable; use store_discovery", code: Code.FailedPrecondition },
-  { name: "ScheduleMemory: not_before not RFC3339", call: (c) => c.scheduleMemory({ ...base, notBefore: SECRET }), envelope: "field=not_before hint=format: not_before must be RFC3339", code: Code.InvalidArgument },
-  { name: "ScheduleMemory: not_after not RFC3339", call: (c) => c.scheduleMemory({ ...base, notAfter: SECRET }), envelope: "field=not_after hint=format: not_after must be RFC3339", code: Code.InvalidArgument },
+  { name: "ScheduleMemory: not_before outside the Timestamp range", call: (c) => c.scheduleMemory({ ...base, notBefore: beyondRange }), envelope: "field=not_before hint=format: not_before must be RFC3339", code: Code.InvalidArgument },
+  { name: "ScheduleMemory: not_after outside the Timestamp range", call: (c) => c.scheduleMemory({ ...base, notAfter: beyondRange }), envelope: "field=not_after hint=format: not_after must be RFC3339", code: Code.InvalidArgument },
   { name: "ScheduleMemory: not_after in the past", call: (c) => c.scheduleMemory({ ...base, notAfter: past }), envelope: "field=not_after hint=ordering: not_after must be in the future", code: Code.OutOfRange },
-  { name: "ScheduleMemory: not_before after not_after", call: (c) => c.scheduleMemory({ ...base, notBefore: new Date(Date.now() + 2 * 86_400_000).toISOString(), notAfter: future }), envelope: "field=not_before,not_after hint=ordering: not_before must be strictly before not_after", code: Code.FailedPrecondition },
+  { name: "ScheduleMemory: not_before after not_after", call: (c) => c.scheduleMemory({ ...base, notBefore: timestampFromDate(new Date(Date.now() + 2 * 86_400_000)), notAfter: future }), envelope: "field=not_before,not_after hint=ordering: not_before must be strictly before not_after", code: Code.FailedPrecondition },
   // ListScheduled.
   { name: "ListScheduled: limit above the maximum", call: (c) => c.listScheduled({ scope: "s", limit: 1001n }), envelope: "field=limit hint=out_of_range: limit exceeds the maximum of 1000", code: Code.InvalidArgument },
   { name: "ListScheduled: state outside the set", call: (c) => c.listScheduled({ scope: "s", state: SECRET }), envelope: "field=state hint=enum: state must be one of scheduled|expired|all", code: Code.InvalidArgument },

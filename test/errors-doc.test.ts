@@ -28,11 +28,19 @@ import {
   notFound,
   parse,
   render,
+  requestEncodingUnsupported,
+  requestNotDecodable,
+  requestTooLarge,
   responseTooLarge,
   ruleError,
   ruleImmutable,
   type ErrorClass,
 } from "../src/argerror/index.js";
+import { fieldShapeError } from "../src/connect/decode-diagnosis.js";
+import { ScheduleMemoryRequestSchema, SearchMemoriesRequestSchema } from "../src/gen/engram/v1/engram_pb.js";
+
+const fieldOf = (schema: typeof SearchMemoriesRequestSchema | typeof ScheduleMemoryRequestSchema, name: string) =>
+  schema.fields.find((f) => f.name === name)!;
 
 import { checkArgKinds, ARG_KINDS } from "../src/core/arg-kinds.js";
 import { DEFAULT_LIMITS } from "../src/core/limits.js";
@@ -409,6 +417,12 @@ const EXAMPLES: ReadonlyArray<readonly [string, string]> = [
     ),
   ],
   ["ambiguous short id", ambiguousShortId("a1b2c3d4e5").message],
+  ["a list field that does not decode", fieldShapeError(fieldOf(SearchMemoriesRequestSchema, "tags")).message],
+  ["an unsigned field that does not decode", fieldShapeError(fieldOf(SearchMemoriesRequestSchema, "k")).message],
+  ["a Timestamp field that does not decode", fieldShapeError(fieldOf(ScheduleMemoryRequestSchema, "not_before")).message],
+  ["a body that is not the input type", requestNotDecodable(SearchMemoriesRequestSchema.typeName).message],
+  ["an unknown request encoding", requestEncodingUnsupported().message],
+  ["a body over the request limit", requestTooLarge(70012, 65536).message],
   ["rule visibility change", ruleImmutable("visibility").message],
   ["idempotency key reuse", idempotencyConflict().message],
   ["id too long", thrown(() => checkIdBytes({ limits: DEFAULT_LIMITS } as never, "i".repeat(300)))],

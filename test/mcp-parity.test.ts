@@ -4,6 +4,7 @@
  * server and one store. Both lanes must see the same records, and the same
  * invalid input must produce byte-identical envelopes and sentinels.
  */
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type Client as ConnectClient } from "@connectrpc/connect";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -218,7 +219,7 @@ describe("the same records on both lanes", () => {
     for (let i = 0; i < 3; i++) {
       await ok("schedule_memory", { ...WRITE, content: `scheduled parity ${i}`, scope: "project:sched-parity", not_before: later });
     }
-    await rpc.scheduleMemory({ ...WRITE, content: "scheduled via connect", scope: "project:sched-parity", notBefore: later });
+    await rpc.scheduleMemory({ ...WRITE, content: "scheduled via connect", scope: "project:sched-parity", notBefore: timestampFromDate(new Date(later)) });
     let cursor = "";
     let token = "";
     for (let page = 0; page < 2; page++) {
@@ -384,13 +385,13 @@ describe("the same rejections on both lanes", () => {
       "schedule: not_after in the past",
       "schedule_memory",
       { ...write, not_after: "2000-01-01T00:00:00Z" },
-      (c) => c.scheduleMemory({ ...write, notAfter: "2000-01-01T00:00:00Z" }),
+      (c) => c.scheduleMemory({ ...write, notAfter: timestampFromDate(new Date("2000-01-01T00:00:00Z")) }),
     ],
     [
       "schedule: window ordering",
       "schedule_memory",
       { ...write, not_before: "2999-01-02T00:00:00Z", not_after: "2999-01-01T00:00:00Z" },
-      (c) => c.scheduleMemory({ ...write, notBefore: "2999-01-02T00:00:00Z", notAfter: "2999-01-01T00:00:00Z" }),
+      (c) => c.scheduleMemory({ ...write, notBefore: timestampFromDate(new Date("2999-01-02T00:00:00Z")), notAfter: timestampFromDate(new Date("2999-01-01T00:00:00Z")) }),
     ],
     ["list_scheduled: state", "list_scheduled", { scope: "project:bad", state: "soon" }, (c) => c.listScheduled({ scope: "project:bad", state: "soon" })],
     ["list_scheduled: scope rule", "list_scheduled", {}, (c) => c.listScheduled({})],

@@ -5,6 +5,15 @@ export { parse } from "./parse.js";
 export type { ParsedError } from "./parse.js";
 export { ArgError, argError, responseTooLarge, RESPONSE_TOO_LARGE_DETAIL } from "./arg-error.js";
 export type { Bounds } from "./arg-error.js";
+export {
+  REQUEST_FIELD,
+  REQUEST_ENCODINGS,
+  requestTooLarge,
+  requestNotDecodable,
+  requestEncodingUnsupported,
+  requestTimeoutMalformed,
+  fieldNotDecodable,
+} from "./request-error.js";
 export { RULES, ruleError } from "./rules.js";
 export type { RuleId } from "./rules.js";
 export { CLASS_CONNECT_CODE, CONNECT_CODE_NAME } from "./connect-code.js";

@@ -1,5 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import { FieldMaskSchema } from "@bufbuild/protobuf/wkt";
+import { FieldMaskSchema, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { Command } from "commander";
 import { argError } from "../argerror/index.js";
 import {
@@ -19,6 +19,7 @@ import {
 import { addClientFlags, resolveClient, type ClientFlagValues } from "./client-flags.js";
 import { usageError } from "./failure.js";
 import { updateMaskRequired } from "../core/update-memory.js";
+import { parseRfc3339 } from "../core/validate.js";
 import { collectList } from "./list-values.js";
 import { emit } from "./output.js";
 import { callEngram } from "./rpc.js";
@@ -118,6 +119,17 @@ export function registerWriteCommands(program: Command): void {
     emit(settings.output, StoreMemoryResponseSchema, res, () => `stored ${res.shortId}  ${res.id}`);
   });
 
+  // The wire carries Timestamps, so the text must become an instant here; the
+  // core's own parser does it, and its envelope is what a bad value prints.
+  const windowBound = (field: "not_before" | "not_after", text: string | undefined) => {
+    try {
+      const d = parseRfc3339(field, text);
+      return d === undefined ? undefined : timestampFromDate(d);
+    } catch (err) {
+      throw usageError((err as Error).message);
+    }
+  };
+
   const schedule = program
     .command("schedule")
     .summary("write one record with a recall window")
@@ -132,8 +144,8 @@ export function registerWriteCommands(program: Command): void {
       const settings = resolveClient(o, cmd);
       const req = create(ScheduleMemoryRequestSchema, {
         ...fields,
-        notBefore: o.notBefore ?? "",
-        notAfter: o.notAfter ?? "",
+        notBefore: windowBound("not_before", o.notBefore),
+        notAfter: windowBound("not_after", o.notAfter),
       });
       const res = await callEngram(settings, (c, opts) => c.scheduleMemory(req, opts));
       emit(settings.output, ScheduleMemoryResponseSchema, res, () => `stored ${res.shortId}  ${res.id}`);

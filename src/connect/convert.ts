@@ -1,6 +1,7 @@
-import { create } from "@bufbuild/protobuf";
-import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { create, type DescMessage } from "@bufbuild/protobuf";
+import { timestampDate, timestampFromDate, type Timestamp } from "@bufbuild/protobuf/wkt";
 import type { MemoryView, RecallGateHidden, Coverage, StoreArgs } from "../core/index.js";
+import { fieldShapeError } from "./decode-diagnosis.js";
 import {
   CitationSchema,
   MemorySchema,
@@ -17,6 +18,25 @@ export function count(v: bigint): number {
 
 function ts(s: string | undefined) {
   return s ? timestampFromDate(new Date(s)) : undefined;
+}
+
+/** The range google.protobuf.Timestamp allows: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z. */
+const TS_MIN_SECONDS = -62135596800n;
+const TS_MAX_SECONDS = 253402300799n;
+
+/**
+ * A request Timestamp as the RFC3339 text the core validates. Unset stays
+ * unset. One outside the type's range did not decode as a Timestamp, so it
+ * gets that field's decode envelope (the same words the core uses for a
+ * malformed timestamp).
+ */
+export function rfc3339Of(schema: DescMessage, field: string, t: Timestamp | undefined): string | undefined {
+  if (t === undefined) return undefined;
+  if (t.seconds < TS_MIN_SECONDS || t.seconds > TS_MAX_SECONDS || t.nanos < 0 || t.nanos > 999_999_999) {
+    const f = schema.fields.find((x) => x.name === field);
+    if (f) throw fieldShapeError(f);
+  }
+  return timestampDate(t).toISOString();
 }
 
 export function toPbMemory(v: Partial<MemoryView>): Memory {

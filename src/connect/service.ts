@@ -17,6 +17,7 @@ import {
   RelatedMemoriesResponseSchema,
   RelatedMemorySchema,
   RestoreMemoryResponseSchema,
+  ScheduleMemoryRequestSchema,
   ScheduleMemoryResponseSchema,
   SchemaVersionBucketSchema,
   SearchDiscoveriesResponseSchema,
@@ -42,7 +43,7 @@ import {
   UpdateMemoryResponseSchema,
   Visibility,
 } from "../gen/engram/v1/engram_pb.js";
-import { citationsArg, count, coverageFields, opt, storeArgs, toPbHidden, toPbMemory } from "./convert.js";
+import { citationsArg, count, coverageFields, opt, rfc3339Of, storeArgs, toPbHidden, toPbMemory } from "./convert.js";
 import type { ArchiveRow, RelatedEdge } from "../core/index.js";
 import { toConnectError } from "./error-mapper.js";
 import { subjectOf } from "./subject-context.js";
@@ -171,8 +172,8 @@ export function engramServiceImpl(core: Core, log: Logger): ServiceImpl<typeof E
     scheduleMemory: guard("ScheduleMemory", async (req, ctx) => {
       const r = await core.scheduleMemory(subjectOf(ctx), {
         ...storeArgs(req),
-        not_before: opt(req.notBefore),
-        not_after: opt(req.notAfter),
+        not_before: rfc3339Of(ScheduleMemoryRequestSchema, "not_before", req.notBefore),
+        not_after: rfc3339Of(ScheduleMemoryRequestSchema, "not_after", req.notAfter),
       });
       return create(ScheduleMemoryResponseSchema, { id: r.id, shortId: r.short_id });
     }),

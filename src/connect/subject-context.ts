@@ -1,21 +1,31 @@
-import { Code, ConnectError, createContextKey, createContextValues, type HandlerContext } from "@connectrpc/connect";
+import { Code, ConnectError, createContextKey, createContextValues, type ContextValues, type HandlerContext } from "@connectrpc/connect";
 import type { Subject } from "../core/index.js";
 import type { TokenAuth } from "../core/static-tokens.js";
+import { authenticateRequest, type HeaderSource } from "./request-auth.js";
 
 const kSubject = createContextKey<Subject | undefined>(undefined, { description: "engram subject" });
 
-/** Resolves the caller once per request from the bearer header. */
+/** The one unauthenticated answer of the Connect lane. */
+export function unauthenticated(): ConnectError {
+  return new ConnectError("a valid bearer token is required", Code.Unauthenticated);
+}
+
+/** Resolves the caller once per request from the bearer header, before any byte of the body is read. */
 export function subjectContextValues(auth: TokenAuth) {
-  return (req: { headers: Record<string, string | string[] | undefined> }) => {
+  return (req: HeaderSource) => {
     const values = createContextValues();
-    const h = req.headers["authorization"];
-    values.set(kSubject, auth.authenticate(Array.isArray(h) ? h[0] : h));
+    values.set(kSubject, authenticateRequest(auth, req));
     return values;
   };
 }
 
+/** The subject resolved for this request, if the bearer check passed. */
+export function resolvedSubject(values: ContextValues): Subject | undefined {
+  return values.get(kSubject);
+}
+
 export function subjectOf(ctx: HandlerContext): Subject {
   const s = ctx.values.get(kSubject);
-  if (!s) throw new ConnectError("a valid bearer token is required", Code.Unauthenticated);
+  if (!s) throw unauthenticated();
   return s;
 }

@@ -1,0 +1,143 @@
+/**
+ * Turns a body that does not decode into one envelope. The decoder's own
+ * message is never used: it quotes the caller's value ("expected Array, got
+ * \"s3cr3t\"") or says nothing useful ("premature EOF"). Instead the failing
+ * top-level field is found by decoding fields one at a time, and the detail
+ * is derived from that field's declared type.
+ */
+import {
+  fromBinary,
+  fromJson,
+  ScalarType,
+  type DescField,
+  type DescMessage,
+  type JsonValue,
+  type MessageShape,
+} from "@bufbuild/protobuf";
+import { BinaryReader } from "@bufbuild/protobuf/wire";
+import { ArgError, fieldNotDecodable, requestNotDecodable } from "../argerror/index.js";
+
+/** Connect's default: unknown JSON fields are ignored, as unknown binary fields are kept. */
+export const JSON_READ_OPTIONS = { ignoreUnknownFields: true } as const;
+
+const INTEGER_SIGNED = new Set([ScalarType.INT32, ScalarType.INT64, ScalarType.SINT32, ScalarType.SINT64, ScalarType.SFIXED32, ScalarType.SFIXED64]);
+const INTEGER_UNSIGNED = new Set([ScalarType.UINT32, ScalarType.UINT64, ScalarType.FIXED32, ScalarType.FIXED64]);
+
+function scalarNoun(t: ScalarType, plural: boolean): string {
+  const n = (one: string, many: string) => (plural ? many : one);
+  if (t === ScalarType.STRING) return n("a string", "strings");
+  if (t === ScalarType.BOOL) return n("a boolean", "booleans");
+  if (t === ScalarType.BYTES) return n("base64 bytes", "base64 byte strings");
+  if (INTEGER_UNSIGNED.has(t)) return n("a non-negative integer", "non-negative integers");
+  if (INTEGER_SIGNED.has(t)) return n("an integer", "integers");
+  return n("a number", "numbers");
+}
+
+function messageNoun(m: DescMessage, plural: boolean): string {
+  if (m.typeName === "google.protobuf.Timestamp") return plural ? "RFC3339 timestamps" : "RFC3339";
+  if (m.typeName === "google.protobuf.FieldMask") return plural ? "field masks" : "a field mask of comma-separated field paths";
+  return plural ? `${m.typeName} objects` : `a ${m.typeName} object`;
+}
+
+/**
+ * The envelope for one field whose value does not decode. Only the schema
+ * speaks here: the field's proto name and its declared type.
+ */
+export function fieldShapeError(f: DescField): ArgError {
+  const name = f.name;
+  switch (f.fieldKind) {
+    case "scalar":
+      return fieldNotDecodable(name, "format", `${name} must be ${scalarNoun(f.scalar, false)}`);
+    case "enum":
+      return fieldNotDecodable(name, "enum", `${name} must be one of ${f.enum.values.map((v) => v.name).join("|")}`);
+    case "message":
+      return fieldNotDecodable(name, "format", `${name} must be ${messageNoun(f.message, false)}`);
+    case "list": {
+      const noun =
+        f.listKind === "scalar"
+          ? scalarNoun(f.scalar, true)
+          : f.listKind === "enum"
+            ? `${f.enum.typeName} values`
+            : messageNoun(f.message, true);
+      return fieldNotDecodable(name, "format", `${name} must be a list of ${noun}`);
+    }
+    case "map":
+      return fieldNotDecodable(name, "format", `${name} must be an object`);
+  }
+}
+
+function fieldOfKey(desc: DescMessage, key: string): DescField | undefined {
+  return desc.fields.find((f) => f.jsonName === key || f.name === key);
+}
+
+/** Decodes a JSON body or throws the envelope that describes why it cannot be. */
+export function decodeJson<D extends DescMessage>(desc: D, bytes: Uint8Array): MessageShape<D> {
+  let json: JsonValue;
+  try {
+    json = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes)) as JsonValue;
+  } catch {
+    throw requestNotDecodable(desc.typeName);
+  }
+  try {
+    return fromJson(desc, json, JSON_READ_OPTIONS);
+  } catch {
+    throw diagnoseJson(desc, json);
+  }
+}
+
+function diagnoseJson(desc: DescMessage, json: JsonValue): ArgError {
+  if (json === null || typeof json !== "object" || Array.isArray(json)) return requestNotDecodable(desc.typeName);
+  for (const [key, value] of Object.entries(json)) {
+    const f = fieldOfKey(desc, key);
+    if (f === undefined) continue;
+    try {
+      fromJson(desc, { [key]: value } as JsonValue, JSON_READ_OPTIONS);
+    } catch {
+      return fieldShapeError(f);
+    }
+  }
+  // Every field decodes alone but not together (a field given under both of
+  // its names, two members of one oneof): the body as a whole is at fault.
+  return requestNotDecodable(desc.typeName);
+}
+
+/** Decodes a binary body or throws the envelope that describes why it cannot be. */
+export function decodeBinary<D extends DescMessage>(desc: D, bytes: Uint8Array): MessageShape<D> {
+  try {
+    return fromBinary(desc, bytes);
+  } catch {
+    throw diagnoseBinary(desc, bytes);
+  }
+}
+
+function diagnoseBinary(desc: DescMessage, bytes: Uint8Array): ArgError {
+  const reader = new BinaryReader(bytes);
+  while (reader.pos < reader.len) {
+    const start = reader.pos;
+    let fieldNo: number;
+    let wireType: number;
+    try {
+      [fieldNo, wireType] = reader.tag();
+    } catch {
+      return requestNotDecodable(desc.typeName);
+    }
+    const f = desc.fields.find((x) => x.number === fieldNo);
+    try {
+      reader.skip(wireType, fieldNo);
+    } catch {
+      return f ? fieldShapeError(f) : requestNotDecodable(desc.typeName);
+    }
+    if (f === undefined) continue;
+    try {
+      fromBinary(desc, bytes.subarray(start, reader.pos));
+    } catch {
+      return fieldShapeError(f);
+    }
+  }
+  return requestNotDecodable(desc.typeName);
+}
+
+/** One entry point for both encodings. */
+export function decodeRequest<D extends DescMessage>(desc: D, bytes: Uint8Array, binary: boolean): MessageShape<D> {
+  return binary ? decodeBinary(desc, bytes) : decodeJson(desc, bytes);
+}
