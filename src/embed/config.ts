@@ -1,5 +1,5 @@
 import type { Embedder } from "./embedder.js";
-import { sharedLocalEmbedder } from "./local-embedder.js";
+import { sharedLocalEmbedder } from "./pooled-embedder.js";
 import { embeddingsUrl, MAX_OPENAI_TIMEOUT_MS, OpenAIEmbedder } from "./openai-embedder.js";
 
 export type EmbedderEnv = Readonly<Record<string, string | undefined>>;

@@ -56,6 +56,7 @@ export class LocalEmbedder implements Embedder {
   private readonly batchSize: number;
   private readonly load: SentenceModelLoader;
   private model: Promise<SentenceModel> | undefined;
+  private hasModel = false;
 
   constructor(options: LocalEmbedderOptions = {}) {
     this.batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
@@ -63,6 +64,11 @@ export class LocalEmbedder implements Embedder {
       throw new RangeError("batchSize must be a positive integer");
     }
     this.load = options.load ?? loadUniversalSentenceEncoder;
+  }
+
+  /** Whether a model load has succeeded (and so embedding will not wait for one). */
+  isLoaded(): boolean {
+    return this.hasModel;
   }
 
   /** Loads the model now (e.g. at server start) instead of on the first request. */
@@ -96,20 +102,17 @@ export class LocalEmbedder implements Embedder {
       const loading = this.load();
       this.model = loading;
       // A failed load is not cached: the next call tries again.
-      loading.catch(() => {
-        if (this.model === loading) this.model = undefined;
-      });
+      loading.then(
+        () => {
+          if (this.model === loading) this.hasModel = true;
+        },
+        () => {
+          if (this.model === loading) this.model = undefined;
+        },
+      );
     }
     return this.model;
   }
-}
-
-let shared: LocalEmbedder | undefined;
-
-/** One LocalEmbedder per process, so the server and tests load the model once. */
-export function sharedLocalEmbedder(): LocalEmbedder {
-  shared ??= new LocalEmbedder();
-  return shared;
 }
 
 // --- stdout guard --------------------------------------------------------
