@@ -2,7 +2,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { ArgError, responseTooLarge } from "./arg-error.js";
 import { CLASS_CONNECT_CODE } from "./connect-code.js";
 import { SentinelError } from "./sentinel.js";
-import { UnavailableError } from "./unavailable.js";
+import { unavailabilityOf, unavailableText } from "./unavailable.js";
 
 /** Raised by a store when one record or one batch cannot fit the read budget. */
 export class ResponseTooLargeError extends Error {
@@ -37,9 +37,9 @@ export function classify(err: unknown): Classified {
   if (err instanceof SentinelError) {
     return { code: err.code, message: err.message, internal: false };
   }
-  if (err instanceof UnavailableError) {
-    const warn = err.causeClass === undefined ? { reason: err.reason } : { reason: err.reason, cause: err.causeClass };
-    return { code: err.code, message: err.message, internal: false, warn };
+  const unavailable = unavailabilityOf(err);
+  if (unavailable !== undefined) {
+    return { code: Code.Unavailable, message: unavailableText(unavailable.reason), internal: false, warn: unavailable };
   }
   if (err instanceof ConnectError && (err.code === Code.Canceled || err.code === Code.DeadlineExceeded)) {
     return { code: err.code, message: err.rawMessage, internal: false };

@@ -25,17 +25,33 @@ export function unavailableText(reason: UnavailableReason): string {
 }
 
 /**
- * Raised by a backend that cannot serve right now. `causeClass` is a short
- * machine token for the server log only (ECONNREFUSED, timeout, HTTP 503),
- * never a value, an address or a provider's free text; it is never sent.
+ * What makes an error `unavailable`: a reason from the table and, for the
+ * server log only, a short cause class (ECONNREFUSED, timeout, HTTP 503),
+ * never a value, an address or a provider's free text. Any error carrying
+ * this under `unavailable` is classified so, which lets a backend keep its
+ * own error type (an EmbedderError stays one) and still speak the vocabulary.
  */
+export type Unavailability = { readonly reason: UnavailableReason; readonly cause?: string };
+
+export function isUnavailableReason(value: unknown): value is UnavailableReason {
+  return typeof value === "string" && Object.prototype.hasOwnProperty.call(UNAVAILABLE_TABLE, value);
+}
+
+/** The unavailability an error declares, if it declares a known one. */
+export function unavailabilityOf(err: unknown): Unavailability | undefined {
+  if (!(err instanceof Error)) return undefined;
+  const u = (err as { unavailable?: { reason?: unknown; cause?: unknown } }).unavailable;
+  if (u === null || typeof u !== "object" || !isUnavailableReason(u.reason)) return undefined;
+  return typeof u.cause === "string" ? { reason: u.reason, cause: u.cause } : { reason: u.reason };
+}
+
+/** A plain unavailable error, for code with no error type of its own. Its message is the wire text. */
 export class UnavailableError extends Error {
   override readonly name = "UnavailableError";
   readonly code = Code.Unavailable;
-  constructor(
-    readonly reason: UnavailableReason,
-    readonly causeClass?: string,
-  ) {
+  readonly unavailable: Unavailability;
+  constructor(reason: UnavailableReason, cause?: string) {
     super(unavailableText(reason));
+    this.unavailable = cause === undefined ? { reason } : { reason, cause };
   }
 }

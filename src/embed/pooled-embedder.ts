@@ -72,8 +72,13 @@ export class PooledLocalEmbedder implements Embedder {
     return this.pool.pressure();
   }
 
+  /** Terminates the workers. Not needed for a clean exit: idle workers never hold the process open. */
   close(): Promise<void> {
     return this.pool.close();
+  }
+
+  get isClosed(): boolean {
+    return this.pool.isClosed;
   }
 }
 
@@ -81,9 +86,11 @@ let shared: PooledLocalEmbedder | undefined;
 
 /**
  * One pool per process, so the server, `engram mcp` and tests load the model
- * once per worker. The first call's options win; later calls get the same pool.
+ * once per worker. The first call's options win; later calls get the same
+ * pool, or a new one if it was closed. Servers do not close it: its idle
+ * workers are unref'd, so a process exits when its own work is done.
  */
 export function sharedLocalEmbedder(options?: PooledLocalEmbedderOptions): PooledLocalEmbedder {
-  shared ??= new PooledLocalEmbedder(options);
+  if (shared === undefined || shared.isClosed) shared = new PooledLocalEmbedder(options);
   return shared;
 }

@@ -115,6 +115,10 @@ export class EmbedWorkerPool {
     return this.admission.pressure();
   }
 
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
   readiness(): PoolReadiness {
     if (this.closed) return { ready: false, reason: "embedder closed" };
     if (this.loadedOnce) return { ready: true };
