@@ -20,6 +20,8 @@ import {
   INTERNAL_TEXT,
   OPERATOR_HINTS,
   SENTINEL_TABLE,
+  UNAVAILABLE_TABLE,
+  unavailableText,
   alreadySuperseded,
   ambiguousShortId,
   argError,
@@ -347,6 +349,26 @@ describe("docs/errors.md: business sentinels", () => {
   it("has no row the source does not know", () => {
     const known = [...Object.values(SENTINEL_TABLE).map((s) => s.prefix), INTERNAL_TEXT];
     expect(rows().filter((r) => !known.some((p) => r.text.startsWith(p)))).toEqual([]);
+  });
+});
+
+describe("docs/errors.md: unavailable", () => {
+  const rows = () =>
+    tableUnder(DOC, "### Unavailable", "| Reason | Text on the wire | Connect code | CLI exit |").rows.map((r) => ({
+      reason: codeCell(r[0]!),
+      text: codeCell(r[1]!),
+      code: codeCell(r[2]!),
+      exit: r[3]!,
+    }));
+
+  it("documents exactly the reasons of the source, each with its text, the unavailable code and its exit", () => {
+    const want = Object.keys(UNAVAILABLE_TABLE).map((reason) => ({
+      reason,
+      text: unavailableText(reason as keyof typeof UNAVAILABLE_TABLE),
+      code: CONNECT_CODE_NAME[Code.Unavailable],
+      exit: String(CONNECT_CODE_EXIT[Code.Unavailable]),
+    }));
+    expect(rows()).toEqual(want);
   });
 });
 

@@ -2,6 +2,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { ArgError, responseTooLarge } from "./arg-error.js";
 import { CLASS_CONNECT_CODE } from "./connect-code.js";
 import { SentinelError } from "./sentinel.js";
+import { unavailabilityOf, unavailableText } from "./unavailable.js";
 
 /** Raised by a store when one record or one batch cannot fit the read budget. */
 export class ResponseTooLargeError extends Error {
@@ -15,14 +16,19 @@ export type Classified = {
   argError?: ArgError;
   /** True when the real error must be logged server-side and never sent. */
   internal: boolean;
+  /**
+   * Set for `unavailable`: what the lane logs at warn (the reason and the
+   * cause class, never a value). The caller sees only the fixed text.
+   */
+  warn?: { reason: string; cause?: string };
 };
 
 export const INTERNAL_TEXT = "internal error";
 
 /**
  * The single business-error classifier every lane uses. Order matters:
- * envelopes first, then sentinels, cancellation, the response budget, and
- * finally everything else collapses to "internal error".
+ * envelopes first, then sentinels, unavailable, cancellation, the response
+ * budget, and finally everything else collapses to "internal error".
  */
 export function classify(err: unknown): Classified {
   if (err instanceof ArgError) {
@@ -30,6 +36,10 @@ export function classify(err: unknown): Classified {
   }
   if (err instanceof SentinelError) {
     return { code: err.code, message: err.message, internal: false };
+  }
+  const unavailable = unavailabilityOf(err);
+  if (unavailable !== undefined) {
+    return { code: Code.Unavailable, message: unavailableText(unavailable.reason), internal: false, warn: unavailable };
   }
   if (err instanceof ConnectError && (err.code === Code.Canceled || err.code === Code.DeadlineExceeded)) {
     return { code: err.code, message: err.rawMessage, internal: false };

@@ -7,7 +7,7 @@ export const EXIT_TABLE = {
   usage: { code: 2, meaning: "usage or validation: a bad flag, or invalid_argument, out_of_range, failed_precondition" },
   auth: { code: 3, meaning: "unauthenticated or permission_denied" },
   not_found: { code: 4, meaning: "not_found" },
-  unavailable: { code: 5, meaning: "unavailable or canceled: the server could not be reached" },
+  unavailable: { code: 5, meaning: "unavailable or canceled: the server could not be reached, or cannot take the request now" },
   timeout: { code: 6, meaning: "deadline_exceeded: the --timeout fired" },
   findings: { code: 7, meaning: "findings under an explicit --fail-on; the command itself succeeded" },
   too_large: { code: 10, meaning: "resource_exhausted: the response would be too large" },

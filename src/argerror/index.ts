@@ -30,6 +30,15 @@ export {
   idempotencyConflict,
 } from "./sentinel.js";
 export type { SentinelKind, RuleImmutableAction } from "./sentinel.js";
+export {
+  UNAVAILABLE_TABLE,
+  UNAVAILABLE_PREFIX,
+  UnavailableError,
+  unavailableText,
+  unavailabilityOf,
+  isUnavailableReason,
+} from "./unavailable.js";
+export type { UnavailableReason, Unavailability } from "./unavailable.js";
 export { classify, ResponseTooLargeError, INTERNAL_TEXT } from "./classify.js";
 export type { Classified } from "./classify.js";
 export { connectDetails, reasonOf, ERROR_DOMAIN } from "./connect-details.js";

@@ -12,6 +12,8 @@ export function toConnectError(err: unknown, log: Logger, procedure: string): Co
   const c = classify(err);
   if (c.internal) {
     log.error("request failed", { procedure, error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
+  } else if (c.warn) {
+    log.warn("request unavailable", { procedure, ...c.warn });
   }
   const details = c.argError ? connectDetails(c.argError) : [];
   return new ConnectError(c.message, c.code, undefined, details);

@@ -1,5 +1,5 @@
 import type { Embedder } from "./embedder.js";
-import { sharedLocalEmbedder } from "./local-embedder.js";
+import { sharedLocalEmbedder } from "./pooled-embedder.js";
 import { embeddingsUrl, MAX_OPENAI_TIMEOUT_MS, OpenAIEmbedder } from "./openai-embedder.js";
 
 export type EmbedderEnv = Readonly<Record<string, string | undefined>>;
@@ -10,7 +10,11 @@ const OPENAI_ONLY = ["ENGRAM_EMBED_MODEL", "ENGRAM_EMBED_DIM", "ENGRAM_OPENAI_AP
 /**
  * The embedder the environment asks for.
  *
- * - Default: the bundled local model (the per-process shared instance).
+ * - Default: the bundled local model in a pool of worker threads (the
+ *   per-process shared pool). `ENGRAM_EMBED_WORKERS` (1–64; default one per
+ *   core beyond the first, at most 4) sets the threads.
+ * - `ENGRAM_EMBED_QUEUE` (0–10000, default 32): requests that may wait for a
+ *   busy embedder, local or OpenAI-compatible; one more answers unavailable.
  * - `ENGRAM_OPENAI_BASE_URL` set: an OpenAI-compatible endpoint, which also
  *   needs `ENGRAM_EMBED_MODEL` and `ENGRAM_EMBED_DIM` (positive integer);
  *   `ENGRAM_OPENAI_API_KEY` and `ENGRAM_EMBED_TIMEOUT` ("30s", "500ms",
@@ -26,6 +30,7 @@ export function embedderFromEnv(env: EmbedderEnv = process.env): Embedder {
     return v === undefined || v === "" ? undefined : v;
   };
 
+  const queue = intSetting(get, "ENGRAM_EMBED_QUEUE", 0, 10_000);
   const baseUrl = get("ENGRAM_OPENAI_BASE_URL");
   if (baseUrl === undefined) {
     const stray = OPENAI_ONLY.filter((name) => get(name) !== undefined);
@@ -36,7 +41,7 @@ export function embedderFromEnv(env: EmbedderEnv = process.env): Embedder {
           "or unset them to use the built-in local embedder",
       );
     }
-    return sharedLocalEmbedder();
+    return sharedLocalEmbedder({ workers: intSetting(get, "ENGRAM_EMBED_WORKERS", 1, 64), queue });
   }
 
   try {
@@ -73,7 +78,18 @@ export function embedderFromEnv(env: EmbedderEnv = process.env): Embedder {
   }
 
   const apiKey = get("ENGRAM_OPENAI_API_KEY");
-  return new OpenAIEmbedder({ baseUrl, apiKey, model, dim, timeoutMs });
+  return new OpenAIEmbedder({ baseUrl, apiKey, model, dim, timeoutMs, queue });
+}
+
+/** An optional integer setting within [min, max]; these values are never secret, so they are quoted. */
+function intSetting(get: (name: string) => string | undefined, name: string, min: number, max: number): number | undefined {
+  const text = get(name);
+  if (text === undefined) return undefined;
+  const n = /^[0-9]+$/.test(text) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    throw new Error(`${name} must be an integer from ${min} to ${max}, got "${text}"`);
+  }
+  return n;
 }
 
 /**

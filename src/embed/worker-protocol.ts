@@ -1,0 +1,19 @@
+/** What the pool hands a new worker at start. Structured-clonable only. */
+export type WorkerData = {
+  batchSize?: number;
+  /**
+   * Replaces the bundled model: a module (file URL) whose export (default
+   * name `load`) is called with `data` inside the worker and resolves to a
+   * SentenceModel. Tests use it to slow or block the model.
+   */
+  loader?: WorkerModelLoader;
+};
+
+export type WorkerModelLoader = { module: string; export?: string; data?: unknown };
+
+export type WorkerRequest = { kind: "warm"; id: number } | { kind: "embed"; id: number; texts: string[] };
+
+export type WorkerReply =
+  | { kind: "loaded"; id: number }
+  | { kind: "vectors"; id: number; vectors: Float32Array[] }
+  | { kind: "failed"; id: number; error: string; loadFailed: boolean };
