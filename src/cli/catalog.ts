@@ -35,6 +35,11 @@ export const BLAST_RADIUS: Readonly<Record<string, BlastRadius>> = {
   "store-rule": { read_only: false, destructive: false, idempotent: false, open_world: false },
   archive: { read_only: false, destructive: false, idempotent: true, open_world: false },
   restore: { read_only: false, destructive: false, idempotent: true, open_world: false },
+  // Re-embedding rewrites every vector; a rerun converges, and the model or endpoint is the configured one.
+  reindex: { read_only: false, destructive: false, idempotent: true, open_world: true },
+  // The v0 to v1 sweep of `migrate`: additive and convergent.
+  "backfill-short-ids": { read_only: false, destructive: false, idempotent: true, open_world: false },
+  version: READ,
   completion: READ,
   "completion bash": READ,
   // Operator verbs open the store directly. A preview is the default, but the
