@@ -260,4 +260,28 @@ describe("engram reindex between two embedders", { timeout: 180_000 }, () => {
       await server.stop();
     }
   });
+
+  it("a --timeout that runs out while a batch is in flight stops after that batch with exit 6, and a rerun finishes the rest", async () => {
+    const dataDir = await seededStore(embeddings);
+    const beta = embedderEnv(embeddings.url, BETA, dataDir);
+    const before = embeddings.calls.get(BETA.model) ?? 0;
+
+    // The first batch is held past the 1ms budget, so the check after it must stop the run.
+    embeddings.hold = { model: BETA.model, call: before + 1 };
+    const running = runEngram(["reindex", "--apply", "--batch-size", "1", "--timeout", "1ms", "--output", "json"], beta);
+    await embeddings.reached(BETA.model, before + 1);
+    await new Promise((r) => setTimeout(r, 20));
+    embeddings.release();
+    const stopped = await running;
+    expect(stopped.code).toBe(EXIT.timeout);
+    expect(stopped.stdout).toBe("");
+    expect(stopped.stderr).toBe(
+      "engram: --timeout 1ms ran out; the 1 record(s) re-embedded in committed batches stay done; run `engram reindex --apply` again to continue\n",
+    );
+    expect(embeddings.calls.get(BETA.model)).toBe(before + 1);
+
+    const rerun = await runEngram(["reindex", "--apply", "--output", "json"], beta);
+    expect(rerun.code, rerun.stderr).toBe(EXIT.ok);
+    expect(JSON.parse(rerun.stdout)).toMatchObject({ records: 5, pending: 4, reembedded: 4, already_done: 1 });
+  });
 });

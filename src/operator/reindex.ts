@@ -53,7 +53,7 @@ export async function reindex(
     batch?: number;
     dataDir?: string;
     onProgress?: (p: ReindexProgress) => void;
-    /** Called after each committed batch; throwing stops the run there (a --timeout). */
+    /** Called between two committed batches; throwing stops the run there (a --timeout). */
     between?: () => void;
   },
 ): Promise<ReindexReport> {
@@ -88,10 +88,14 @@ export async function reindex(
   const batch = opts.batch ?? 64;
   const page = db.prepare(`SELECT rid, payload, schema_version FROM records WHERE rid > @after AND ${PENDING_WHERE} ORDER BY rid LIMIT @limit`);
   let after = 0;
+  let batches = 0;
   opts.onProgress?.({ done: 0, total: pending });
   for (;;) {
     const rows = page.all({ ...params, after, limit: batch }) as { rid: number; payload: string; schema_version: number | null }[];
     if (rows.length === 0) break;
+    // Between two committed batches, and only while work remains: a budget
+    // that runs out after the last batch does not leave the run unfinished.
+    if (batches++ > 0) opts.between?.();
     after = rows[rows.length - 1]!.rid;
     const records = rows.map((r) => JSON.parse(r.payload) as MemoryRecord);
     const vectors = await embedder.embedDocuments(records.map((r) => embeddingText(r.content, r.tags ?? [])));
@@ -102,7 +106,6 @@ export async function reindex(
       });
     });
     opts.onProgress?.({ done: report.reembedded, total: pending });
-    opts.between?.();
   }
 
   store.transaction(() => {
