@@ -1,7 +1,13 @@
 #!/usr/bin/env node
-// The engram CLI runs its TypeScript source directly through tsx, so the
-// installed bin and `npm start` execute exactly what the tests execute.
-import { register } from "tsx/esm/api";
-
-register();
-await import("../cmd/engram.ts");
+// The shipped engram runs the JavaScript that `npm run build` (also run by
+// `npm ci` through `prepare`) compiles into dist/, so no run pays for a
+// TypeScript compiler. dist/ mirrors the source tree: dist/cmd/engram.js.
+try {
+  await import("../dist/cmd/engram.js");
+} catch (err) {
+  if (err?.code === "ERR_MODULE_NOT_FOUND" && String(err.message).includes("dist/cmd/engram.js")) {
+    process.stderr.write("engram: the compiled CLI is missing (dist/cmd/engram.js); run `npm run build` first\n");
+    process.exit(1);
+  }
+  throw err;
+}

@@ -96,6 +96,9 @@ describe("the bare engram catalog", () => {
     const names = catalog.commands.map((c) => c.name);
     for (const verb of [
       "serve",
+      "reindex",
+      "backfill-short-ids",
+      "version",
       "search",
       "list",
       "get",
@@ -145,6 +148,8 @@ describe("the bare engram catalog", () => {
       expect(flags["--output"]?.type, c.name).toBe("enum(json|text)");
       expect(flags["--token-file"], c.name).toBeDefined();
       expect(flags["--token"], c.name).toBeUndefined();
+      expect(flags["--insecure"], c.name).toMatchObject({ type: "bool", default: false });
+      expect(flags["--insecure"]?.env, c.name).toBeUndefined();
     }
   });
 
@@ -171,7 +176,7 @@ describe("docs/cli.md", () => {
 
   it("documents every command in the catalog and every flag of it", async () => {
     const catalog = JSON.parse((await runEngram([])).stdout) as Catalog;
-    const shared = ["--server", "--token-file", "--output", "--timeout"];
+    const shared = ["--server", "--token-file", "--output", "--timeout", "--insecure"];
     for (const c of catalog.commands) {
       if (c.name === "completion") continue; // documented through its one subcommand
       const section = sectionOf(c.name);
@@ -183,7 +188,7 @@ describe("docs/cli.md", () => {
         expect(section.includes("`" + f.name) || viaStore, `engram ${c.name} ${f.name}`).toBe(true);
       }
     }
-    for (const f of shared) expect(DOC).toContain("`" + f + " ");
+    for (const f of shared) expect(DOC.includes("`" + f + " ") || DOC.includes("`" + f + "`"), f).toBe(true);
   });
 
   it("names the operator verbs", () => {
@@ -197,6 +202,20 @@ describe("version, help and completion", { timeout: 120_000 }, () => {
     const r = await runEngram(["--version"]);
     expect(r.code).toBe(EXIT.ok);
     expect(r.stdout.trim()).toBe(PKG.version);
+  });
+
+  it("version prints the same line as --version", async () => {
+    const [verb, flag] = await Promise.all([runEngram(["version"]), runEngram(["-v"])]);
+    expect(verb).toEqual({ code: EXIT.ok, stdout: `${PKG.version}\n`, stderr: "" });
+    expect(flag).toEqual(verb);
+  });
+
+  it("help for a nested command prints that command's help, not its parent's", async () => {
+    const [viaHelp, viaFlag] = await Promise.all([runEngram(["help", "migrate", "revert"]), runEngram(["migrate", "revert", "--help"])]);
+    expect(viaHelp.code).toBe(EXIT.ok);
+    expect(viaHelp.stdout.split("\n")[0]).toBe("Usage: engram migrate revert [options]");
+    expect(viaHelp.stdout).toContain("--to <version>");
+    expect(viaHelp).toEqual(viaFlag);
   });
 
   it("help for a verb prints its flags and exits 0", async () => {

@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EXIT, EXIT_TABLE, ruleError } from "../src/argerror/index.js";
+import { EXIT, EXIT_TABLE, parse, ruleError } from "../src/argerror/index.js";
 import { EmbeddedStore } from "../src/store/embedded-store.js";
 import { CURRENT_SCHEMA_VERSION } from "../src/store/schema-version.js";
 import { startTestServer, type TestServer } from "./helpers/engram-server.js";
@@ -109,6 +109,22 @@ const ROWS: Row[] = [
   { name: "--version prints the version", args: ["--version"], target: "none", exit: EXIT.ok },
   { name: "help for a verb is a success", args: ["help", "search"], target: "none", exit: EXIT.ok },
   { name: "completion bash prints a script", args: ["completion", "bash"], target: "none", exit: EXIT.ok },
+  { name: "the version verb prints the version", args: ["version"], target: "none", exit: EXIT.ok },
+  { name: "help for a nested command is a success", args: ["help", "migrate", "revert"], target: "none", exit: EXIT.ok },
+  {
+    name: "migrate status accepts the original CLI's --timeout",
+    args: ["migrate", "status", "--timeout", "10s", "--output", "json"],
+    target: "none",
+    env: { ENGRAM_DATA_DIR: "{operatorDataDir}" },
+    exit: EXIT.ok,
+  },
+  {
+    name: "backfill-short-ids --dry-run previews the v0 to v1 sweep",
+    args: ["backfill-short-ids", "--dry-run", "--output", "json"],
+    target: "none",
+    env: { ENGRAM_DATA_DIR: "{operatorDataDir}" },
+    exit: EXIT.ok,
+  },
   { name: "list of an empty scope succeeds", args: ["list", "--scope", "nobody-home"], target: "server", exit: EXIT.ok },
   {
     name: "list reads the server from ENGRAM_SERVER_URL",
@@ -143,7 +159,14 @@ const ROWS: Row[] = [
     args: ["serch", "--query", "x"],
     target: "none",
     exit: EXIT.unclassified,
-    stderrHas: "engram: unknown command 'serch'",
+    stderrLine: "engram: unknown command 'serch'",
+  },
+  {
+    name: "commander's suggestion line carries the engram: prefix too",
+    args: ["serach"],
+    target: "none",
+    exit: EXIT.unclassified,
+    stderrLine: "engram: (Did you mean search?)",
   },
   {
     name: "reusing an idempotency key with different content is exit 1",
@@ -292,6 +315,55 @@ const ROWS: Row[] = [
     stderrHas: "field=citations[0] hint=format:",
   },
 
+  {
+    name: "serve with a malformed limit setting is a configuration error, exit 2",
+    args: ["serve"],
+    target: "none",
+    env: { ENGRAM_DATA_DIR: "{scratchDataDir}", ENGRAM_MEMORY_MAX_SUMMARY_BYTES: "lots" },
+    exit: EXIT.usage,
+    stderrLine: "engram: ENGRAM_MEMORY_MAX_SUMMARY_BYTES must be a non-negative integer",
+  },
+  {
+    name: "serve with a listen address that is not host:port is exit 2",
+    args: ["serve", "--listen-addr", "nohost"],
+    target: "none",
+    env: { ENGRAM_DATA_DIR: "{scratchDataDir}" },
+    exit: EXIT.usage,
+    stderrLine: "engram: listen address must be host:port (e.g. 127.0.0.1:8080 or [::1]:8080)",
+  },
+  {
+    name: "mcp with a malformed ENGRAM_AUTH_TOKENS is exit 2",
+    args: ["mcp"],
+    target: "none",
+    env: { ENGRAM_DATA_DIR: "{scratchDataDir}", ENGRAM_AUTH_TOKENS: "no-equals-sign" },
+    exit: EXIT.usage,
+    stderrLine: "engram: ENGRAM_AUTH_TOKENS: entry 1 must have the form owner=token",
+  },
+  {
+    name: "migrate status with a malformed --timeout is exit 2",
+    args: ["migrate", "status", "--timeout", "soon"],
+    target: "none",
+    env: { ENGRAM_DATA_DIR: "{operatorDataDir}" },
+    exit: EXIT.usage,
+    stderrLine: "engram: --timeout must be a duration such as 30s, 5m or 1h, or 0 for no limit",
+  },
+  {
+    name: "reindex refuses --apply with --dry-run",
+    args: ["reindex", "--apply", "--dry-run"],
+    target: "none",
+    env: { ENGRAM_DATA_DIR: "{scratchDataDir}" },
+    exit: EXIT.usage,
+    stderrLine: "engram: --apply and --dry-run cannot be combined",
+  },
+  {
+    name: "backfill-short-ids refuses --apply with --dry-run",
+    args: ["backfill-short-ids", "--apply", "--dry-run"],
+    target: "none",
+    env: { ENGRAM_DATA_DIR: "{scratchDataDir}" },
+    exit: EXIT.usage,
+    stderrLine: "engram: --apply and --dry-run cannot be combined",
+  },
+
   // 3: authentication
   {
     name: "a wrong ENGRAM_TOKEN is unauthenticated",
@@ -314,20 +386,33 @@ const ROWS: Row[] = [
     args: ["get", "ZZZZZZZZZZ"],
     target: "server",
     exit: EXIT.not_found,
-    stderrLine: "not found: ZZZZZZZZZZ",
+    stderrLine: "engram: not found: ZZZZZZZZZZ",
   },
   {
     name: "supersede of a missing target is not found",
     args: ["supersede", "--content", "x", "--scope", "s", ...RECORD, "--supersedes", "ZZZZZZZZZZ"],
     target: "server",
     exit: EXIT.not_found,
-    stderrLine: "not found: ZZZZZZZZZZ",
+    stderrLine: "engram: not found: ZZZZZZZZZZ",
   },
   { name: "delete of a missing id is not found", args: ["delete", "ZZZZZZZZZZ"], target: "server", exit: EXIT.not_found },
 
   // 5: unavailable
   { name: "list against a dead port is unavailable", args: ["list", "--scope", "s"], target: "dead", exit: EXIT.unavailable },
-  { name: "get against a dead port is unavailable", args: ["get", "abc"], target: "dead", exit: EXIT.unavailable },
+  {
+    name: "get against a dead port is unavailable, and the refused connection is an engram: line",
+    args: ["get", "abc"],
+    target: "dead",
+    exit: EXIT.unavailable,
+    stderrLine: "engram: connect ECONNREFUSED 127.0.0.1:1",
+  },
+  {
+    name: "--insecure warns on stderr and proceeds to dial",
+    args: ["get", "abc", "--insecure"],
+    target: "dead",
+    exit: EXIT.unavailable,
+    stderrLine: "engram: WARNING: TLS certificate verification is disabled (--insecure); do not use against an untrusted network",
+  },
 
   // 6: deadline exceeded
   {
@@ -335,6 +420,7 @@ const ROWS: Row[] = [
     args: ["list", "--scope", "s", "--timeout", "300ms"],
     target: "hung",
     exit: EXIT.timeout,
+    stderrLine: "engram: the operation timed out",
   },
   {
     name: "a hung server with ENGRAM_TIMEOUT=300ms is deadline_exceeded",
@@ -380,7 +466,7 @@ const ROWS: Row[] = [
 ];
 
 /** Pinned so a deleted row fails the suite instead of shrinking it. */
-const EXPECTED_ROW_COUNT = 45;
+const EXPECTED_ROW_COUNT = 57;
 
 /** Statuses no row can produce yet, and the command that will; empty since the operator verbs landed. */
 const PENDING_ROWS: { name: string; exit: number; waitsFor: string }[] = [];
@@ -407,6 +493,7 @@ describe("engram exit statuses", { timeout: 180_000 }, () => {
     // An operator store with one record whose file citation points at a file the work tree lacks.
     placeholders.operatorDataDir = join(tmp, "operator-data");
     placeholders.workTree = join(tmp, "work-tree");
+    placeholders.scratchDataDir = join(tmp, "scratch-data");
     mkdirSync(placeholders.workTree);
     const store = EmbeddedStore.open({ dataDir: placeholders.operatorDataDir, dim: 512 });
     const vector = new Float32Array(512);
@@ -529,6 +616,10 @@ describe("engram exit statuses", { timeout: 180_000 }, () => {
       expect(run.stderr).not.toBe("");
     }
     if (row.stderrLine !== undefined) expect(run.stderr.split("\n")).toContain(row.stderrLine);
+    // Every stderr line is an envelope (the whole line) or starts with "engram: "; nothing comes bare.
+    for (const line of run.stderr.split("\n").filter((l) => l !== "")) {
+      expect(parse(line).kind === "envelope" || line.startsWith("engram: "), line).toBe(true);
+    }
     if (row.stderrHas !== undefined) expect(run.stderr).toContain(row.stderrHas);
     // No row may open a connection to the untouched listener: every refusal above happens before dialing.
     expect(untouched.connections()).toBe(0);

@@ -35,6 +35,11 @@ export const BLAST_RADIUS: Readonly<Record<string, BlastRadius>> = {
   "store-rule": { read_only: false, destructive: false, idempotent: false, open_world: false },
   archive: { read_only: false, destructive: false, idempotent: true, open_world: false },
   restore: { read_only: false, destructive: false, idempotent: true, open_world: false },
+  // Re-embedding rewrites every vector; a rerun converges, and the model or endpoint is the configured one.
+  reindex: { read_only: false, destructive: false, idempotent: true, open_world: true },
+  // The v0 to v1 sweep of `migrate`: additive and convergent.
+  "backfill-short-ids": { read_only: false, destructive: false, idempotent: true, open_world: false },
+  version: READ,
   completion: READ,
   "completion bash": READ,
   // Operator verbs open the store directly. A preview is the default, but the
@@ -74,9 +79,9 @@ export const CATALOG_NOTES = [
   "Run a command with --help for details; `engram help <command>` does the same.",
   "Client verbs talk Connect to --server (or ENGRAM_SERVER_URL); the bearer token comes from ENGRAM_TOKEN or --token-file.",
   "--output defaults to text when stdout is a terminal and json otherwise; json is the stable contract: the proto JSON of the response, snake_case, one document per run.",
-  "Diagnostics go to stderr only. A rejection in the envelope grammar `field=<names> hint=<code>: <detail>` is always the whole line, whether the CLI or the server found it; the server's other messages are printed verbatim; every other line the CLI writes starts with `engram: `.",
-  "Operator verbs (migrate, migrate status, migrate revert, spine-review …) open the store under ENGRAM_DATA_DIR directly, take no --server, and preview unless --apply is given; json is their stable contract too.",
-  "ENGRAM_PROGRESS=always prints progress lines of migrate --apply and migrate revert --apply on stderr even without a terminal; never silences them.",
+  "Diagnostics go to stderr only. A rejection in the envelope grammar `field=<names> hint=<code>: <detail>` is always the whole line, whether the CLI or the server found it; every other stderr line starts with `engram: `, the server's other messages and transport failures included.",
+  "Operator verbs (migrate, migrate status, migrate revert, backfill-short-ids, reindex, spine-review …) open the store under ENGRAM_DATA_DIR directly, take no --server, and preview unless --apply is given; json is their stable contract too.",
+  "ENGRAM_PROGRESS=always prints progress lines of migrate --apply, migrate revert --apply, backfill-short-ids --apply and reindex --apply on stderr even without a terminal; never silences them.",
 ];
 
 /** The space-joined path below the root, e.g. "completion bash". */

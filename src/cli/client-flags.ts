@@ -11,6 +11,8 @@ export type ClientSettings = {
   token: string | undefined;
   timeoutMs: number;
   output: OutputMode;
+  /** Skip TLS certificate verification (--insecure). */
+  insecure: boolean;
 };
 
 export type ClientFlagValues = {
@@ -18,7 +20,10 @@ export type ClientFlagValues = {
   tokenFile?: string;
   output?: OutputMode;
   timeout?: string;
+  insecure?: boolean;
 };
+
+export const INSECURE_WARNING = "WARNING: TLS certificate verification is disabled (--insecure); do not use against an untrusted network";
 
 export const DEFAULT_TIMEOUT = "30s";
 const MAX_TIMEOUT_HOURS = 596;
@@ -42,7 +47,9 @@ export function addClientFlags(cmd: Command): Command {
       new Option("--timeout <duration>", "per-RPC deadline, e.g. 500ms, 30s, 2m; must be positive")
         .env("ENGRAM_TIMEOUT")
         .default(DEFAULT_TIMEOUT),
-    );
+    )
+    // No environment fallback, as in the original CLI: skipping verification must be typed each time.
+    .addOption(new Option("--insecure", "skip TLS certificate verification for an https:// --server (prints a warning)"));
 }
 
 /** Reads the shared flags. Every failure here is exit 2 and happens before a connection is opened. */
@@ -68,7 +75,10 @@ export function resolveClient(values: ClientFlagValues, cmd: Command, env: NodeJ
     throw usageError("--server must be an absolute http:// or https:// URL");
   }
 
-  return { baseUrl: server.replace(/\/+$/, ""), token: resolveToken(values.tokenFile, env), timeoutMs: Math.ceil(ms), output };
+  const token = resolveToken(values.tokenFile, env);
+  const insecure = values.insecure === true;
+  if (insecure) process.stderr.write(`engram: ${INSECURE_WARNING}\n`);
+  return { baseUrl: server.replace(/\/+$/, ""), token, timeoutMs: Math.ceil(ms), output, insecure };
 }
 
 function resolveToken(tokenFile: string | undefined, env: NodeJS.ProcessEnv): string | undefined {

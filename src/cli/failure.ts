@@ -23,5 +23,19 @@ export function usageError(message: string): CliFailure {
 
 /** The envelope as is; any other CLI message as `engram: <message>`. */
 export function cliLine(message: string): string {
-  return parse(message).kind === "envelope" ? message : `engram: ${message}`;
+  return parse(message).kind === "envelope" || message.startsWith("engram: ") ? message : `engram: ${message}`;
+}
+
+/**
+ * Text bound for stderr, one `cliLine` per line: a library's multi-line
+ * message (commander's "(Did you mean …?)" hint, say) keeps the prefix on
+ * every line, so a wrapper can tell engram's lines from anything else.
+ */
+export function cliLines(text: string): string {
+  const ended = text.endsWith("\n");
+  const body = (ended ? text.slice(0, -1) : text)
+    .split("\n")
+    .map((l) => (l === "" ? l : cliLine(l)))
+    .join("\n");
+  return ended ? body + "\n" : body;
 }

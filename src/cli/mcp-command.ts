@@ -14,6 +14,8 @@ export function registerMcpCommand(program: Command): void {
       "serve the 19 MCP tools over stdin/stdout on the embedded store (ENGRAM_DATA_DIR); the session acts as ENGRAM_MCP_OWNER, or anonymous when it is unset",
     )
     .action(async () => {
+      const { checkServerConfig } = await import("./server-config.js");
+      await checkServerConfig(process.env);
       const { openEngram, StartupError } = await import("../app.js");
       const { serveStdio, stdioSubject } = await import("../mcp/index.js");
       let engram: Awaited<ReturnType<typeof openEngram>>;

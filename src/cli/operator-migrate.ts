@@ -209,7 +209,7 @@ function timeoutFailure(rerun: string, timeout: string, last: Progress | undefin
   );
 }
 
-async function runMigrate(o: SweepFlags): Promise<void> {
+export async function runMigrate(o: SweepFlags, sweep: { target?: number; rerun?: string } = {}): Promise<void> {
   const output = outputMode(o.output);
   const timeoutMs = parseSweepTimeout(o.timeout);
   const batch = batchSize(o.batchSize);
@@ -223,10 +223,10 @@ async function runMigrate(o: SweepFlags): Promise<void> {
     // The clock (for the rate and for --timeout) starts once the store is open.
     const hooks = loopHooks("migrated", progress, timeoutMs);
     try {
-      return migrate(store, { target: CURRENT_SCHEMA_VERSION, apply, batch, onProgress: hooks.onProgress });
+      return migrate(store, { target: sweep.target ?? CURRENT_SCHEMA_VERSION, apply, batch, onProgress: hooks.onProgress });
     } catch (err) {
       if (err instanceof MigrationStalledError) throw failure(EXIT.unclassified, err.message);
-      if (err instanceof SweepTimeoutError) throw timeoutFailure("engram migrate --apply", o.timeout ?? "", hooks.last(), "migrated");
+      if (err instanceof SweepTimeoutError) throw timeoutFailure(sweep.rerun ?? "engram migrate --apply", o.timeout ?? "", hooks.last(), "migrated");
       throw err;
     } finally {
       hooks.reporter.finish();
@@ -235,8 +235,10 @@ async function runMigrate(o: SweepFlags): Promise<void> {
   writeDocument(output, migrateDocument(report), () => migrateText(report));
 }
 
-async function runStatus(o: { output?: OutputMode }): Promise<void> {
+async function runStatus(o: { output?: OutputMode; timeout?: string }): Promise<void> {
   const output = outputMode(o.output);
+  // Accepted (and checked) so the original CLI's scripts run unchanged; the histogram is one read.
+  parseSweepTimeout(o.timeout);
   const { migrateStatus } = await import("../core/migrate-status.js");
   const status = await withOperatorStore(({ deps }) => migrateStatus(deps));
   writeDocument(output, status, () => statusText(status));
@@ -294,7 +296,8 @@ export function registerOperatorMigrate(program: Command): void {
     .summary("show how many records sit at each schema version (read-only)")
     .description("Show the schema-version histogram of the whole store, read directly from ENGRAM_DATA_DIR. Read-only.");
   addOutputFlag(status);
-  status.action(async (o: { output?: OutputMode }) => runStatus(o));
+  addSweepTimeoutFlag(status);
+  status.action(async (o: { output?: OutputMode; timeout?: string }) => runStatus(o));
 
   const revert = migrate
     .command("revert")

@@ -4,8 +4,10 @@ import { EXIT, type ExitCode } from "../argerror/index.js";
 import { buildCatalog } from "./catalog.js";
 import { registerCompletionCommand } from "./completion-command.js";
 import { registerCurationCommands } from "./curation-commands.js";
-import { CliFailure } from "./failure.js";
+import { CliFailure, cliLines } from "./failure.js";
+import { registerOperatorBackfill } from "./operator-backfill.js";
 import { registerOperatorMigrate } from "./operator-migrate.js";
+import { registerOperatorReindex } from "./operator-reindex.js";
 import { registerOperatorSpineReview } from "./operator-spine-review.js";
 import { registerRecallCommands } from "./recall-commands.js";
 import { registerServeCommand } from "./serve-command.js";
@@ -21,9 +23,13 @@ export function packageVersion(): string {
   return typeof pkg.version === "string" ? pkg.version : "0.0.0";
 }
 
-/** Commander says "error: …"; every line the CLI itself writes starts with "engram: ". */
-function rewriteCommanderError(text: string): string {
-  return text.replace(/^error: /, `${BINARY}: `);
+/**
+ * Commander says "error: …" and may add lines of its own ("(Did you mean
+ * search?)", a usage block); every stderr line the CLI writes starts with
+ * "engram: " instead.
+ */
+function writeStderr(text: string): void {
+  process.stderr.write(cliLines(text));
 }
 
 /**
@@ -40,7 +46,7 @@ export function buildProgram(version = packageVersion()): Command {
     // An option after a subcommand belongs to that subcommand, so `migrate`
     // and `migrate status` can each have their own --output.
     .enablePositionalOptions()
-    .configureOutput({ outputError: (str, write) => write(rewriteCommanderError(str)) });
+    .configureOutput({ writeErr: writeStderr, outputError: (str, write) => write(str.replace(/^error: /, "")) });
   registerServeCommand(program);
   registerMcpCommand(program);
   registerRecallCommands(program);
@@ -49,8 +55,17 @@ export function buildProgram(version = packageVersion()): Command {
   registerCurationCommands(program);
   registerStatusCommands(program);
   registerOperatorMigrate(program);
+  registerOperatorBackfill(program);
+  registerOperatorReindex(program);
   registerOperatorSpineReview(program);
   registerCompletionCommand(program);
+  program
+    .command("version")
+    .summary("print the version")
+    .description("Print the version, exactly as --version does.")
+    .action(() => {
+      process.stdout.write(version + "\n");
+    });
   return program;
 }
 
@@ -62,6 +77,16 @@ export function exitForCommanderError(err: CommanderError): ExitCode {
   return EXIT.usage;
 }
 
+/**
+ * Commander's own `help <command>` reads one word, so `engram help migrate
+ * revert` would print migrate's help; asking the named command itself for
+ * --help reaches any depth.
+ */
+export function helpArgs(args: readonly string[]): string[] {
+  if (args[0] === "help" && args.length > 1 && !args.slice(1).some((a) => a.startsWith("-"))) return [...args.slice(1), "--help"];
+  return [...args];
+}
+
 /** Runs one invocation; `args` excludes node and the script. Returns the exit status. */
 export async function runCli(args: readonly string[]): Promise<ExitCode> {
   const version = packageVersion();
@@ -71,7 +96,7 @@ export async function runCli(args: readonly string[]): Promise<ExitCode> {
     return EXIT.ok;
   }
   try {
-    await program.parseAsync([...args], { from: "user" });
+    await program.parseAsync(helpArgs(args), { from: "user" });
     return EXIT.ok;
   } catch (err) {
     if (err instanceof CliFailure) {
@@ -79,7 +104,7 @@ export async function runCli(args: readonly string[]): Promise<ExitCode> {
       return err.exitCode;
     }
     if (err instanceof CommanderError) return exitForCommanderError(err);
-    process.stderr.write(`${BINARY}: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(cliLines(err instanceof Error ? err.message : String(err)) + "\n");
     return EXIT.unclassified;
   }
 }

@@ -3,7 +3,7 @@ import { createConnectTransport } from "@connectrpc/connect-node";
 import { CONNECT_CODE_NAME, exitForConnectCode } from "../argerror/index.js";
 import { EngramService } from "../gen/engram/v1/engram_pb.js";
 import type { ClientSettings } from "./client-flags.js";
-import { CliFailure } from "./failure.js";
+import { CliFailure, cliLines } from "./failure.js";
 
 export type EngramClient = Client<typeof EngramService>;
 
@@ -17,7 +17,11 @@ export async function callEngram<T>(
   settings: ClientSettings,
   fn: (client: EngramClient, options: CallOptions) => Promise<T>,
 ): Promise<T> {
-  const transport = createConnectTransport({ baseUrl: settings.baseUrl, httpVersion: "1.1" });
+  const transport = createConnectTransport({
+    baseUrl: settings.baseUrl,
+    httpVersion: "1.1",
+    ...(settings.insecure ? { nodeOptions: { rejectUnauthorized: false } } : {}),
+  });
   const client = createClient(EngramService, transport);
   const options: CallOptions = { timeoutMs: settings.timeoutMs };
   if (settings.token !== undefined) options.headers = { authorization: `Bearer ${settings.token}` };
@@ -25,7 +29,9 @@ export async function callEngram<T>(
     return await fn(client, options);
   } catch (err) {
     const ce = ConnectError.from(err);
-    const line = ce.rawMessage !== "" ? ce.rawMessage : `engram: ${CONNECT_CODE_NAME[ce.code]}`;
+    // An envelope is the whole line; anything else (the server's other
+    // messages, a transport's "connect ECONNREFUSED …") carries the prefix.
+    const line = cliLines(ce.rawMessage !== "" ? ce.rawMessage : CONNECT_CODE_NAME[ce.code]);
     throw new CliFailure(exitForConnectCode(ce.code), line);
   }
 }

@@ -18,7 +18,6 @@ import {
 } from "../gen/engram/v1/engram_pb.js";
 import { addClientFlags, resolveClient, type ClientFlagValues } from "./client-flags.js";
 import { usageError } from "./failure.js";
-import { updateMaskRequired } from "../core/update-memory.js";
 import { parseRfc3339 } from "../core/validate.js";
 import { collectList } from "./list-values.js";
 import { emit } from "./output.js";
@@ -205,7 +204,11 @@ export function registerWriteCommands(program: Command): void {
       if (o.tags !== undefined) paths.push("tags");
       if (o.summary !== undefined) paths.push("summary");
       // The core's own rejection, raised before dialing (the flags are the mask's paths).
-      if (paths.length === 0) throw usageError(updateMaskRequired().message);
+      if (paths.length === 0) {
+        // Imported here: the core's update module pulls in its validators, which no other verb needs.
+        const { updateMaskRequired } = await import("../core/update-memory.js");
+        throw usageError(updateMaskRequired().message);
+      }
       const settings = resolveClient(o, cmd);
       const req = create(UpdateMemoryRequestSchema, {
         id,

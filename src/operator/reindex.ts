@@ -5,59 +5,117 @@ import { embeddingText, identityKey, type Embedder } from "../embed/index.js";
 import type { EmbeddedStore } from "../store/embedded-store.js";
 import { META_EMBEDDER_IDENTITY, META_VECTOR_SNAPSHOT_SEQ } from "../store/meta-keys.js";
 
-
 export type ReindexReport = {
   dry_run: boolean;
   from_identity: string;
   to_identity: string;
+  /** Every record in the store. */
   records: number;
+  /** Records still carrying another embedder's vector when this run began. */
+  pending: number;
+  /** Records this run re-embedded. */
   reembedded: number;
+  /** Records an earlier, interrupted run had already re-embedded. */
+  already_done: number;
 };
 
 export type ReindexProgress = { done: number; total: number };
 
 /**
+ * While a run is under way the stored identity is this prefix plus the
+ * target, a key no embedder has: a start on the old configuration and a
+ * start on the new one are both refused until the run completes, so no
+ * server ever searches a mix of two embedders' vectors.
+ */
+export const REINDEX_IN_PROGRESS = "reindex-in-progress:";
+/** The identity the data had before the first (possibly interrupted) run. */
+const META_REINDEX_FROM = "reindex_from";
+
+/** A record is done when it carries the target's stamp and a vector of the target's size. */
+const PENDING_WHERE = `(json_extract(payload, '$.embedder_identity') IS NOT @to OR vector IS NULL OR length(vector) != @bytes)`;
+
+/**
  * Re-embeds every record with the configured embedder and records its
  * identity, so a store written by one embedder can be served by another.
  * Preview by default. Records keep their schema version and payload; only
- * the vector and the embedder stamp change. The saved vector snapshot is
- * dropped so the next start rebuilds it at the new dimension.
+ * the vector and the embedder stamp change.
+ *
+ * Crash-safe and resumable: each batch commits on its own, the in-progress
+ * marker is written before the first batch and cleared only after the last,
+ * and a rerun skips the records already done, so killing a run at any point
+ * and running it again converges on the same store.
  */
 export async function reindex(
   store: EmbeddedStore,
   embedder: Embedder,
-  opts: { apply: boolean; batch?: number; dataDir?: string; onProgress?: (p: ReindexProgress) => void },
+  opts: {
+    apply: boolean;
+    batch?: number;
+    dataDir?: string;
+    onProgress?: (p: ReindexProgress) => void;
+    /** Called between two committed batches; throwing stops the run there (a --timeout). */
+    between?: () => void;
+  },
 ): Promise<ReindexReport> {
   const db = store.database;
+  const to = identityKey(embedder.identity);
+  const params = { to, bytes: embedder.identity.dim * 4 };
+  const stored = (await store.getMeta(META_EMBEDDER_IDENTITY)) ?? "";
+  const interruptedFrom = await store.getMeta(META_REINDEX_FROM);
   const total = (db.prepare("SELECT count(*) AS n FROM records").get() as { n: number }).n;
+  const pending = (db.prepare(`SELECT count(*) AS n FROM records WHERE ${PENDING_WHERE}`).get(params) as { n: number }).n;
   const report: ReindexReport = {
     dry_run: !opts.apply,
-    from_identity: (await store.getMeta(META_EMBEDDER_IDENTITY)) ?? "",
-    to_identity: identityKey(embedder.identity),
+    from_identity: interruptedFrom ?? stored,
+    to_identity: to,
     records: total,
+    pending,
     reembedded: 0,
+    already_done: interruptedFrom !== undefined ? total - pending : 0,
   };
   if (!opts.apply) return report;
+  if (stored === to && pending === 0 && interruptedFrom === undefined) return report;
+
+  // The marker goes in before any vector changes, and the saved vector
+  // index (built at the old dimension) goes away with it.
+  store.transaction(() => {
+    if (interruptedFrom === undefined) db.prepare("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(META_REINDEX_FROM, stored);
+    db.prepare("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(META_EMBEDDER_IDENTITY, REINDEX_IN_PROGRESS + to);
+    db.prepare("DELETE FROM meta WHERE key = ?").run(META_VECTOR_SNAPSHOT_SEQ);
+  });
+  dropVectorSnapshot(opts.dataDir);
+
   const batch = opts.batch ?? 64;
+  const page = db.prepare(`SELECT rid, payload, schema_version FROM records WHERE rid > @after AND ${PENDING_WHERE} ORDER BY rid LIMIT @limit`);
   let after = 0;
+  let batches = 0;
+  opts.onProgress?.({ done: 0, total: pending });
   for (;;) {
-    const rows = db
-      .prepare("SELECT rid, payload, schema_version FROM records WHERE rid > ? ORDER BY rid LIMIT ?")
-      .all(after, batch) as { rid: number; payload: string; schema_version: number | null }[];
+    const rows = page.all({ ...params, after, limit: batch }) as { rid: number; payload: string; schema_version: number | null }[];
     if (rows.length === 0) break;
+    // Between two committed batches, and only while work remains: a budget
+    // that runs out after the last batch does not leave the run unfinished.
+    if (batches++ > 0) opts.between?.();
     after = rows[rows.length - 1]!.rid;
     const records = rows.map((r) => JSON.parse(r.payload) as MemoryRecord);
     const vectors = await embedder.embedDocuments(records.map((r) => embeddingText(r.content, r.tags ?? [])));
     store.transaction(() => {
       records.forEach((r, i) => {
-        const written = store.writeRecord({ ...r, embedder_identity: report.to_identity }, vectors[i], rows[i]!.schema_version, "update");
-        if (written) report.reembedded++;
+        // "update" never inserts: a record deleted meanwhile stays deleted.
+        if (store.writeRecord({ ...r, embedder_identity: to }, vectors[i], rows[i]!.schema_version, "update")) report.reembedded++;
       });
     });
-    opts.onProgress?.({ done: report.reembedded, total });
+    opts.onProgress?.({ done: report.reembedded, total: pending });
   }
-  await store.setMeta(META_EMBEDDER_IDENTITY, report.to_identity);
-  db.prepare("DELETE FROM meta WHERE key = ?").run(META_VECTOR_SNAPSHOT_SEQ);
-  if (opts.dataDir && opts.dataDir !== ":memory:") rmSync(join(opts.dataDir, "vectors"), { recursive: true, force: true });
+
+  store.transaction(() => {
+    db.prepare("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(META_EMBEDDER_IDENTITY, to);
+    db.prepare("DELETE FROM meta WHERE key IN (?, ?)").run(META_REINDEX_FROM, META_VECTOR_SNAPSHOT_SEQ);
+  });
+  dropVectorSnapshot(opts.dataDir);
   return report;
+}
+
+function dropVectorSnapshot(dataDir: string | undefined): void {
+  if (dataDir && dataDir !== ":memory:") rmSync(join(dataDir, "vectors"), { recursive: true, force: true });
 }

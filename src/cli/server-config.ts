@@ -1,0 +1,24 @@
+import { usageError } from "./failure.js";
+
+/**
+ * The settings `serve` and `mcp` read from the environment, checked before
+ * anything opens or listens, so a configuration mistake is exit 2 on every
+ * verb (as it is on the operator verbs), never an unclassified 1. A bind
+ * failure later on stays 1: the configuration was valid, the machine said no.
+ */
+export async function checkServerConfig(env: NodeJS.ProcessEnv, listenAddr?: string): Promise<void> {
+  const [{ limitsFromEnv }, { loadTokenAuth }, { embedderFromEnv }, server] = await Promise.all([
+    import("../core/limits.js"),
+    import("../core/static-tokens.js"),
+    import("../embed/config.js"),
+    listenAddr === undefined ? undefined : import("../server.js"),
+  ]);
+  try {
+    limitsFromEnv(env);
+    loadTokenAuth(env);
+    embedderFromEnv(env);
+    if (server && listenAddr !== undefined) server.parseListenAddr(listenAddr);
+  } catch (err) {
+    throw usageError(err instanceof Error ? err.message : String(err));
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * The shipped bin, end to end: `bin/engram.js` runs the JavaScript that
+ * `npm run build` compiled into dist/ (the suite's global setup builds it),
+ * never TypeScript, and each verb loads only what it needs. A module-load
+ * hook records every module the child loads, so these tests see exactly
+ * what a user's process loads.
+ */
+import { spawn } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { beforeAll, describe, expect, it } from "vitest";
+import { EXIT } from "../src/argerror/index.js";
+
+const REPO = fileURLToPath(new URL("..", import.meta.url));
+const PKG = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { version: string };
+
+type Run = { code: number | null; stdout: string; stderr: string };
+
+let tmp = "";
+let register = "";
+
+function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("ENGRAM_") && k !== "NODE_OPTIONS") env[k] = v;
+  return { ...env, ...extra };
+}
+
+function run(args: readonly string[], opts: { env?: Record<string, string>; input?: string; cwd?: string } = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd: opts.cwd ?? REPO, env: childEnv(opts.env), stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(opts.input ?? "");
+  });
+}
+
+/** Runs the bin with the load hook; returns the run and every module URL it loaded. */
+async function traced(args: readonly string[], opts: { env?: Record<string, string>; input?: string } = {}): Promise<Run & { loaded: string[] }> {
+  const log = join(tmp, `loaded-${Math.random().toString(36).slice(2)}.txt`);
+  writeFileSync(log, "");
+  const r = await run(["--import", register, "bin/engram.js", ...args], { ...opts, env: { ...opts.env, ENGRAM_TEST_LOAD_LOG: log } });
+  return { ...r, loaded: readFileSync(log, "utf8").split("\n").filter(Boolean) };
+}
+
+const HEAVY = ["@modelcontextprotocol/", "@energetic-ai/", "@tensorflow/", "better-sqlite3", "usearch", "hnswlib-node", "/tsx/"];
+
+beforeAll(() => {
+  tmp = mkdtempSync(join(tmpdir(), "engram-built-bin-"));
+  const hooks = join(tmp, "hooks.mjs");
+  writeFileSync(
+    hooks,
+    `import { appendFileSync } from "node:fs";
+export async function load(url, context, next) {
+  if (process.env.ENGRAM_TEST_LOAD_LOG) appendFileSync(process.env.ENGRAM_TEST_LOAD_LOG, url + "\\n");
+  return next(url, context);
+}
+`,
+  );
+  register = join(tmp, "register.mjs");
+  writeFileSync(register, `import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
+});
+
+describe("the built engram bin", { timeout: 120_000 }, () => {
+  it("runs the compiled dist/ and never a TypeScript file", async () => {
+    const r = await traced(["version"]);
+    expect(r).toMatchObject({ code: EXIT.ok, stdout: `${PKG.version}\n`, stderr: "" });
+    const ours = r.loaded.filter((u) => u.startsWith(pathToFileURL(REPO).href) && !u.includes("/node_modules/"));
+    expect(ours).toContain(pathToFileURL(join(REPO, "dist", "cmd", "engram.js")).href);
+    expect(ours.filter((u) => !u.startsWith(pathToFileURL(join(REPO, "dist")).href) && !u.endsWith("/bin/engram.js"))).toEqual([]);
+    expect(r.loaded.filter((u) => /\.[cm]?ts$/.test(u))).toEqual([]);
+  });
+
+  it("engram get against an unreachable server loads no MCP SDK, model, SQLite or vector index, and says why it failed", async () => {
+    const r = await traced(["get", "0000000000", "--server", "http://127.0.0.1:1"]);
+    expect(r.code).toBe(EXIT.unavailable);
+    expect(r.stderr).toBe("engram: connect ECONNREFUSED 127.0.0.1:1\n");
+    expect(r.loaded.filter((u) => HEAVY.some((h) => u.includes(h)))).toEqual([]);
+  });
+
+  it("engram mcp answers tools/list without loading the embedding model", async () => {
+    const frames = [
+      { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "t", version: "0" } } },
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      { jsonrpc: "2.0", id: 2, method: "tools/list" },
+    ];
+    const r = await traced(["mcp"], { env: { ENGRAM_DATA_DIR: join(tmp, "mcp-data") }, input: frames.map((f) => JSON.stringify(f)).join("\n") + "\n" });
+    expect(r.code, r.stderr).toBe(EXIT.ok);
+    const answers = r.stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l) as { id: number; result: { tools?: unknown[] } });
+    expect(answers.find((a) => a.id === 2)?.result.tools).toHaveLength(19);
+    expect(r.loaded.filter((u) => u.includes("@energetic-ai/") || u.includes("@tensorflow/"))).toEqual([]);
+  });
+
+  it("a bin without a build says how to make one", async () => {
+    const bare = join(tmp, "unbuilt");
+    mkdirSync(join(bare, "bin"), { recursive: true });
+    copyFileSync(join(REPO, "bin", "engram.js"), join(bare, "bin", "engram.js"));
+    writeFileSync(join(bare, "package.json"), JSON.stringify({ type: "module" }));
+    const r = await run([join(bare, "bin", "engram.js"), "version"], { cwd: bare });
+    expect(r).toEqual({ code: 1, stdout: "", stderr: "engram: the compiled CLI is missing (dist/cmd/engram.js); run `npm run build` first\n" });
+  });
+});
