@@ -115,6 +115,17 @@ describe("the bare engram catalog", () => {
       "restore",
       "migration-status",
       "completion bash",
+      "completion zsh",
+      "completion fish",
+      "list-scopes",
+      "list-tags",
+      "list-scheduled",
+      "list-rules",
+      "related",
+      "search-discoveries",
+      "export",
+      "import",
+      "backup",
     ]) {
       expect(names).toContain(verb);
     }
@@ -132,14 +143,38 @@ describe("the bare engram catalog", () => {
 
   it("marks reads read-only and delete destructive", () => {
     const br = (name: string) => catalog.commands.find((c) => c.name === name)!.blast_radius;
-    for (const read of ["search", "list", "get", "migration-status"]) expect(br(read).read_only, read).toBe(true);
+    for (const read of ["search", "list", "get", "migration-status", "list-scopes", "list-tags", "list-scheduled", "list-rules", "related", "search-discoveries", "export"]) {
+      expect(br(read).read_only, read).toBe(true);
+    }
+    expect(br("import")).toMatchObject({ read_only: false, destructive: true, idempotent: true });
     expect(br("delete")).toMatchObject({ read_only: false, destructive: true });
   });
 
   it("gives every client verb the shared connection flags and no --token flag", () => {
     const clientVerbs = catalog.commands.filter((c) => c.flags.some((f) => f.name === "--server"));
     expect(clientVerbs.map((c) => c.name).sort()).toEqual(
-      ["archive", "delete", "delete-all", "get", "list", "migration-status", "restore", "schedule", "search", "store", "store-discovery", "store-rule", "supersede", "update"].sort(),
+      [
+        "archive",
+        "delete",
+        "delete-all",
+        "get",
+        "list",
+        "list-rules",
+        "list-scheduled",
+        "list-scopes",
+        "list-tags",
+        "migration-status",
+        "related",
+        "restore",
+        "schedule",
+        "search",
+        "search-discoveries",
+        "store",
+        "store-discovery",
+        "store-rule",
+        "supersede",
+        "update",
+      ].sort(),
     );
     for (const c of clientVerbs) {
       const flags = Object.fromEntries(c.flags.map((f) => [f.name, f]));
@@ -234,7 +269,7 @@ describe("version, help and completion", { timeout: 120_000 }, () => {
       run("bash", ["-c", `eval "$(cat)"; COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}; _engram_complete; printf '%s\\n' "\${COMPREPLY[@]}"`], script.stdout);
 
     const verbs = await probe(["engram", "s"]);
-    expect(verbs.stdout.split("\n").filter(Boolean).sort()).toEqual(["schedule", "search", "serve", "spine-review", "store", "store-discovery", "store-rule", "supersede"]);
+    expect(verbs.stdout.split("\n").filter(Boolean).sort()).toEqual(["schedule", "search", "search-discoveries", "serve", "spine-review", "store", "store-discovery", "store-rule", "supersede"]);
 
     const listFlags = await probe(["engram", "list", "--cur"]);
     expect(listFlags.stdout.split("\n").filter(Boolean)).toEqual(["--cursor-mode"]);
@@ -243,6 +278,6 @@ describe("version, help and completion", { timeout: 120_000 }, () => {
     expect(output.stdout.split("\n").filter(Boolean).sort()).toEqual(["json", "text"]);
 
     const sub = await probe(["engram", "completion", ""]);
-    expect(sub.stdout.split("\n").filter(Boolean)).toContain("bash");
+    expect(sub.stdout.split("\n").filter(Boolean).sort()).toEqual(["--help", "bash", "fish", "zsh"]);
   });
 });

@@ -274,7 +274,7 @@ describe("engram client verbs against a real server", { timeout: 180_000 }, () =
     expect(bad.stderr.trim()).toBe("field=scope hint=prefix: scope must be rule:repo:<repo> or rule:project:<project>");
 
     for (const c of ["one", "two"]) await ok(["store", "--content", c, "--scope", "repo:example/teardown", ...RECORD]);
-    expect(JSON.parse(await ok(["delete-all", "--scope", "repo:example/teardown"]))).toEqual({ deleted: "2" });
+    expect(JSON.parse(await ok(["delete-all", "--scope", "repo:example/teardown", "--yes"]))).toEqual({ deleted: "2" });
     expect((JSON.parse(await ok(["list", "--scope", "repo:example/teardown"])) as { memories: unknown[] }).memories).toEqual([]);
     const noScope = await runEngram(["delete-all"], { ENGRAM_SERVER_URL: server.url });
     expect(noScope.code).toBe(EXIT.usage);

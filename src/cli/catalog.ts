@@ -25,6 +25,12 @@ export const BLAST_RADIUS: Readonly<Record<string, BlastRadius>> = {
   list: READ,
   get: READ,
   "migration-status": READ,
+  "list-scopes": READ,
+  "list-tags": READ,
+  "list-scheduled": READ,
+  "list-rules": READ,
+  related: READ,
+  "search-discoveries": READ,
   store: { read_only: false, destructive: false, idempotent: false, open_world: false },
   schedule: { read_only: false, destructive: false, idempotent: false, open_world: false },
   supersede: { read_only: false, destructive: false, idempotent: true, open_world: false },
@@ -42,6 +48,8 @@ export const BLAST_RADIUS: Readonly<Record<string, BlastRadius>> = {
   version: READ,
   completion: READ,
   "completion bash": READ,
+  "completion zsh": READ,
+  "completion fish": READ,
   // Operator verbs open the store directly. A preview is the default, but the
   // hints describe every valid invocation, --apply included.
   // The forward sweep only adds keys (additivity is checked before any write)
@@ -50,6 +58,12 @@ export const BLAST_RADIUS: Readonly<Record<string, BlastRadius>> = {
   "migrate status": READ,
   // A revert deletes the keys its steps added.
   "migrate revert": { read_only: false, destructive: true, idempotent: true, open_world: false },
+  // Portable data. export only reads (one snapshot); import replaces records
+  // that share an id with the file, and a rerun converges; backup writes a
+  // new file and refuses one that exists, so a rerun fails.
+  export: READ,
+  import: { read_only: false, destructive: true, idempotent: true, open_world: false },
+  backup: { read_only: false, destructive: false, idempotent: false, open_world: false },
   "spine-review": READ,
   "spine-review scan": READ,
   // verify reads files of a working tree outside engram and asks git for its origin.
@@ -80,7 +94,7 @@ export const CATALOG_NOTES = [
   "Client verbs talk Connect to --server (or ENGRAM_SERVER_URL); the bearer token comes from ENGRAM_TOKEN or --token-file.",
   "--output defaults to text when stdout is a terminal and json otherwise; json is the stable contract: the proto JSON of the response, snake_case, one document per run.",
   "Diagnostics go to stderr only. A rejection in the envelope grammar `field=<names> hint=<code>: <detail>` is always the whole line, whether the CLI or the server found it; every other stderr line starts with `engram: `, the server's other messages and transport failures included.",
-  "Operator verbs (migrate, migrate status, migrate revert, backfill-short-ids, reindex, spine-review …) open the store under ENGRAM_DATA_DIR directly, take no --server, and preview unless --apply is given; json is their stable contract too.",
+  "Operator verbs (migrate, migrate status, migrate revert, backfill-short-ids, reindex, spine-review, export, import, backup …) open the store under ENGRAM_DATA_DIR directly and take no --server; those that rewrite stored records in place (migrate, migrate revert, backfill-short-ids, reindex, spine-review archive and restore) preview unless --apply is given. export writes JSON Lines on stdout; for the others json is one document, their stable contract too.",
   "ENGRAM_PROGRESS=always prints progress lines of migrate --apply, migrate revert --apply, backfill-short-ids --apply and reindex --apply on stderr even without a terminal; never silences them.",
 ];
 

@@ -13,6 +13,8 @@ import { collectList } from "./list-values.js";
 import { emit } from "./output.js";
 import { callEngram } from "./rpc.js";
 import { parseCitations } from "./write-commands.js";
+import { previewDeleteAll, previewDocument, previewText } from "./delete-all-preview.js";
+import { writeDocument } from "./operator-common.js";
 
 /**
  * The remaining writes an agent can make over MCP: discoveries, rules and a
@@ -80,12 +82,21 @@ export function registerCuratedWrites(program: Command): void {
 
   const clear = program
     .command("delete-all")
-    .summary("delete the caller's own records in one scope")
-    .description("Delete every record the caller owns in --scope, for good (DeleteAll). Other owners' records are untouched.")
-    .option("--scope <scope>", "the scope to clear (required)");
-  addClientFlags(clear).action(async (o: ClientFlagValues & { scope?: string }, cmd: Command) => {
-    const req = create(DeleteAllRequestSchema, { scope: o.scope ?? "" });
+    .summary("delete the caller's own records in one scope (preview unless --yes)")
+    .description(
+      "Delete every record the caller owns in --scope, for good (DeleteAll). Other owners' records are untouched. " +
+        "Without --yes it only lists what it would delete and deletes nothing.",
+    )
+    .option("--scope <scope>", "the scope to clear (required)")
+    .option("--yes", "delete for real instead of previewing");
+  addClientFlags(clear).action(async (o: ClientFlagValues & { scope?: string; yes?: boolean }, cmd: Command) => {
     const settings = resolveClient(o, cmd);
+    if (o.yes !== true) {
+      const preview = await previewDeleteAll(settings, o.scope ?? "");
+      writeDocument(settings.output, previewDocument(preview), () => previewText(preview));
+      return;
+    }
+    const req = create(DeleteAllRequestSchema, { scope: o.scope ?? "" });
     const res = await callEngram(settings, (c, opts) => c.deleteAll(req, opts));
     emit(settings.output, DeleteAllResponseSchema, res, () => `deleted ${res.deleted}`);
   });

@@ -6,9 +6,11 @@ import { registerCompletionCommand } from "./completion-command.js";
 import { registerCurationCommands } from "./curation-commands.js";
 import { CliFailure, cliLines } from "./failure.js";
 import { registerOperatorBackfill } from "./operator-backfill.js";
+import { registerOperatorData } from "./operator-data.js";
 import { registerOperatorMigrate } from "./operator-migrate.js";
 import { registerOperatorReindex } from "./operator-reindex.js";
 import { registerOperatorSpineReview } from "./operator-spine-review.js";
+import { registerReadCommands } from "./read-commands.js";
 import { registerRecallCommands } from "./recall-commands.js";
 import { registerServeCommand } from "./serve-command.js";
 import { registerMcpCommand } from "./mcp-command.js";
@@ -50,6 +52,7 @@ export function buildProgram(version = packageVersion()): Command {
   registerServeCommand(program);
   registerMcpCommand(program);
   registerRecallCommands(program);
+  registerReadCommands(program);
   registerWriteCommands(program);
   registerCuratedWrites(program);
   registerCurationCommands(program);
@@ -58,6 +61,7 @@ export function buildProgram(version = packageVersion()): Command {
   registerOperatorBackfill(program);
   registerOperatorReindex(program);
   registerOperatorSpineReview(program);
+  registerOperatorData(program);
   registerCompletionCommand(program);
   program
     .command("version")

@@ -1,4 +1,4 @@
-import { ConnectError, createClient, type CallOptions, type Client } from "@connectrpc/connect";
+import { Code, ConnectError, createClient, type CallOptions, type Client } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { CONNECT_CODE_NAME, exitForConnectCode } from "../argerror/index.js";
 import { EngramService } from "../gen/engram/v1/engram_pb.js";
@@ -31,7 +31,18 @@ export async function callEngram<T>(
     const ce = ConnectError.from(err);
     // An envelope is the whole line; anything else (the server's other
     // messages, a transport's "connect ECONNREFUSED …") carries the prefix.
-    const line = cliLines(ce.rawMessage !== "" ? ce.rawMessage : CONNECT_CODE_NAME[ce.code]);
+    let line = cliLines(ce.rawMessage !== "" ? ce.rawMessage : CONNECT_CODE_NAME[ce.code]);
+    if (ce.code === Code.Unauthenticated) line += tokenHint(settings.token !== undefined);
     throw new CliFailure(exitForConnectCode(ce.code), line);
   }
+}
+
+/**
+ * A 401 says how a token reaches the CLI, so the fix is in the error line
+ * itself. Whether one was sent tells a missing token from a refused one.
+ */
+export function tokenHint(sent: boolean): string {
+  return sent
+    ? "; the token sent was refused: check ENGRAM_TOKEN, or the file passed with --token-file <path>"
+    : "; pass a token in ENGRAM_TOKEN, or in a file with --token-file <path>";
 }

@@ -9,7 +9,7 @@ import { decodeRecord, encodeRecord } from "./codec.js";
 import { lexicalTokens } from "./lexical.js";
 import { citationKey, matches, readable, type RecordAttrs } from "./record-filter.js";
 import { SCHEMA_SQL } from "./sqlite-schema.js";
-import type { ListPage, RecordQuery, ResolveResult, SchemaHistogram, Store, StorePart } from "./store.js";
+import type { ImportRow, ListPage, RecordQuery, ResolveResult, SchemaHistogram, Store, StorePart } from "./store.js";
 import { isUuid } from "./uuid.js";
 import { META_DATABASE_ID } from "./meta-keys.js";
 import { TargetsGoneError, TargetsSupersededError } from "./store-errors.js";
@@ -581,6 +581,13 @@ export class EmbeddedStore implements Store, MigrationStore {
     } finally {
       this.afterWrite();
     }
+  }
+
+  async importBatch(rows: readonly ImportRow[]): Promise<void> {
+    // One IMMEDIATE transaction: a batch that fails part-way leaves nothing behind.
+    this.transaction(() => {
+      for (const r of rows) this.writeRecord(r.record, r.vector, r.version);
+    });
   }
 
   async supersede(record: MemoryRecord, vector: Float32Array, targetIds: readonly string[], subject: Subject): Promise<void> {

@@ -52,6 +52,9 @@ export type ListPage = {
   cursor?: { c: string; seen: readonly string[] };
 };
 
+/** One record of a bulk import: the whole payload, its vector, and the schema version to write it at. */
+export type ImportRow = { record: MemoryRecord; vector: Float32Array; version: number | null };
+
 export type ResolveResult = { kind: "id"; id: string } | { kind: "not_found" } | { kind: "ambiguous" };
 
 export type SchemaHistogram = { versions: Map<number, number>; absent: number; total: number };
@@ -95,6 +98,11 @@ export interface Store {
    * Throws TargetsGoneError or TargetsSupersededError and writes nothing.
    */
   supersede(record: MemoryRecord, vector: Float32Array, targetIds: readonly string[], subject: Subject): Promise<void>;
+  /**
+   * Writes whole records with their vectors as one atomic batch (import):
+   * each at the schema version it carries (null: none), all or none.
+   */
+  importBatch(rows: readonly ImportRow[]): Promise<void>;
   delete(id: string): Promise<boolean>;
   /** Deletes the subject's own records in one scope; returns how many. */
   deleteOwnedInScope(scope: string, subject: Subject): Promise<number>;

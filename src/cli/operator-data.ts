@@ -1,0 +1,178 @@
+import { accessSync, constants, createReadStream, readFileSync, statSync } from "node:fs";
+import { createInterface } from "node:readline";
+import type { Command } from "commander";
+import { EXIT } from "../argerror/index.js";
+import type { BackupReport, ImportReport } from "../operator/index.js";
+import type { OutputMode } from "./client-flags.js";
+import { usageError } from "./failure.js";
+import { addBatchSizeFlag, addOutputFlag, batchSize, failure, outputMode, writeDocument } from "./operator-common.js";
+import { ProgressReporter, progressMode } from "./operator-progress.js";
+import { withOperatorStore } from "./operator-store.js";
+import { table } from "./text.js";
+
+/**
+ * Portable data: `engram export` (JSON Lines on stdout), `engram import
+ * <file>` and `engram backup <file>`. Operator verbs: they open the store
+ * under ENGRAM_DATA_DIR directly and see every owner's records.
+ */
+
+export const OWNER_ALL_OWNERS_EXCLUSIVE = "--owner and --all-owners cannot be combined; --all-owners already covers every owner";
+export const OWNER_REQUIRED = "name the records to export: --owner <owner> (\"\" is the anonymous owner) or --all-owners";
+
+type ExportFlags = { owner?: string; allOwners?: boolean; scope?: string; vectors?: boolean };
+
+/** Resolves once stdout has taken the chunk, so a slow reader holds the export back instead of filling memory. */
+function writeStdout(chunk: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const ok = process.stdout.write(chunk, (err) => (err ? reject(err) : undefined));
+    if (ok) resolve();
+    else process.stdout.once("drain", resolve);
+  });
+}
+
+async function runExport(o: ExportFlags): Promise<void> {
+  if (o.owner !== undefined && o.allOwners) throw usageError(OWNER_ALL_OWNERS_EXCLUSIVE);
+  if (o.owner === undefined && !o.allOwners) throw usageError(OWNER_REQUIRED);
+  const progress = progressMode();
+  const { exportRecords } = await import("../operator/export-records.js");
+  await withOperatorStore(async ({ store }) => {
+    const reporter = new ProgressReporter(progress, "exported");
+    try {
+      await exportRecords(store, {
+        ...(o.owner !== undefined ? { owner: o.owner } : {}),
+        allOwners: o.allOwners === true,
+        ...(o.scope !== undefined ? { scope: o.scope } : {}),
+        vectors: o.vectors !== false,
+        write: writeStdout,
+        onProgress: (done, total) => reporter.update(done, total),
+      });
+    } finally {
+      reporter.finish();
+    }
+  });
+}
+
+export function importText(r: ImportReport): string {
+  const head = `imported ${r.imported} record(s) in ${r.batches} batch(es); ${r.reembedded} re-embedded with ${r.to_embedder}`;
+  const rows: [string, string][] = [
+    ["imported", String(r.imported)],
+    ["reembedded", String(r.reembedded)],
+    ["batches", String(r.batches)],
+    ["from_embedder", r.from_embedder === "" ? "(unknown)" : r.from_embedder],
+    ["to_embedder", r.to_embedder],
+  ];
+  return [head, "", table(["FIELD", "VALUE"], rows)].join("\n");
+}
+
+function inputLines(file: string): AsyncIterable<string> {
+  const input = file === "-" ? process.stdin : createReadStream(file, { encoding: "utf8" });
+  return createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+}
+
+/** Lines in a file, for a progress total; stdin cannot be read twice, so its total grows as it goes. */
+function countLines(file: string): number {
+  const text = readFileSync(file, "utf8");
+  const n = text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
+  return Math.max(0, n - 1);
+}
+
+async function runImport(file: string, o: { output?: OutputMode; batchSize?: bigint }): Promise<void> {
+  const output = outputMode(o.output);
+  const batch = batchSize(o.batchSize);
+  if (file !== "-") {
+    try {
+      accessSync(file, constants.R_OK);
+      if (!statSync(file).isFile()) throw Object.assign(new Error("not a file"), { code: "ENOTFILE" });
+    } catch (err) {
+      throw usageError(`cannot read the import file (${(err as NodeJS.ErrnoException).code ?? "unreadable"})`);
+    }
+  }
+  const progress = progressMode();
+  const total = file === "-" || progress === "off" ? 0 : countLines(file);
+  const { importRecords, ImportStopped, ImportRefused, LineError } = await import("../operator/index.js");
+  const report = await withOperatorStore(async ({ store, deps }) => {
+    const reporter = new ProgressReporter(progress, "imported");
+    try {
+      return await importRecords(store, deps.embedder, inputLines(file), {
+        batch,
+        onProgress: (done) => reporter.update(done, total),
+      });
+    } catch (err) {
+      if (err instanceof ImportRefused) throw failure(EXIT.usage, err.message);
+      if (err instanceof ImportStopped) {
+        const where = err.cause instanceof LineError ? err.cause.message : `import failed: ${err.message}`;
+        const status = err.cause instanceof LineError ? EXIT.usage : (err.cause as Error)?.name === "EmbedderError" ? EXIT.unavailable : EXIT.unclassified;
+        throw failure(status, `${where}; nothing from its batch on was written (${err.report.imported} record(s) imported before it)`);
+      }
+      throw err;
+    } finally {
+      reporter.finish();
+      await (deps.embedder as { close?: () => Promise<void> | void }).close?.();
+    }
+  });
+  writeDocument(output, report, () => importText(report));
+}
+
+export function backupText(r: BackupReport): string {
+  return [
+    `backed up ${r.records} record(s) to ${r.file} (${r.bytes} bytes); restore by placing it as engram.db in an empty ENGRAM_DATA_DIR`,
+    "the vector index is not in the backup: it is rebuilt from the records at the first start",
+  ].join("\n");
+}
+
+async function runBackup(file: string, o: { output?: OutputMode }): Promise<void> {
+  const output = outputMode(o.output);
+  const progress = progressMode();
+  const { backupStore, BackupTargetExists } = await import("../operator/backup.js");
+  const report = await withOperatorStore(async ({ store }) => {
+    const reporter = new ProgressReporter(progress, "copied pages");
+    try {
+      return await backupStore(store, file, (done, total) => reporter.update(done, total));
+    } catch (err) {
+      if (err instanceof BackupTargetExists) throw failure(EXIT.usage, err.message);
+      throw err;
+    } finally {
+      reporter.finish();
+    }
+  });
+  writeDocument(output, report, () => backupText(report));
+}
+
+export function registerOperatorData(program: Command): void {
+  program
+    .command("export")
+    .summary("write records as JSON Lines on stdout")
+    .description(
+      "Write the records of the store under ENGRAM_DATA_DIR to stdout as JSON Lines: a header naming the embedder, then one line per " +
+        "record with every stored field (lifecycle included) and its vector. Reads one consistent snapshot, also while a server runs.",
+    )
+    .option("--owner <owner>", 'export this owner\'s records ("" is the anonymous owner)')
+    .option("--all-owners", "export every owner's records")
+    .option("--scope <scope>", "only records in this scope")
+    .option("--no-vectors", "leave vectors out; an import then re-embeds every record")
+    .action(async (o: ExportFlags) => runExport(o));
+
+  const imp = program
+    .command("import")
+    .summary("read records back from an export (- for stdin)")
+    .description(
+      "Read an `engram export` file into the store under ENGRAM_DATA_DIR, keeping ids, short ids, timestamps, supersede links and " +
+        "archive state. Batches are transactions; importing a file again changes nothing. Records are re-embedded when the export's " +
+        "embedder is not the configured one.",
+    )
+    .argument("<file>", "the export file, or - for stdin");
+  addOutputFlag(imp);
+  addBatchSizeFlag(imp);
+  imp.action(async (file: string, o: { output?: OutputMode; batchSize?: bigint }) => runImport(file, o));
+
+  const backup = program
+    .command("backup")
+    .summary("copy the store's database consistently, also while a server runs")
+    .description(
+      "Copy the database under ENGRAM_DATA_DIR to <file> with SQLite's online backup, while a server may keep writing, and check that " +
+        "the copy opens. The vector index is rebuilt from the records, so the file is all a restore needs. Never overwrites a file.",
+    )
+    .argument("<file>", "where to write the copy (must not exist)");
+  addOutputFlag(backup);
+  backup.action(async (file: string, o: { output?: OutputMode }) => runBackup(file, o));
+}

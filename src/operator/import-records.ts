@@ -1,0 +1,121 @@
+import { embeddingText, identityKey, type Embedder } from "../embed/index.js";
+import { checkEmbedderIdentity } from "../embed/identity-check.js";
+import type { EmbeddedStore } from "../store/embedded-store.js";
+import { META_EMBEDDER_IDENTITY } from "../store/meta-keys.js";
+import type { ImportRow } from "../store/store.js";
+import { LineError, parseHeader, parseRecordLine, type ExportedRecord } from "./export-format.js";
+
+export type ImportReport = {
+  /** Records written (new or replaced). */
+  imported: number;
+  /** Of those, records whose vectors were made again by the target's embedder. */
+  reembedded: number;
+  /** Committed batches. */
+  batches: number;
+  from_embedder: string;
+  to_embedder: string;
+};
+
+/** The import stopped: `line` (if any) is the first line it could not take; `report` is what was committed before. */
+export class ImportStopped extends Error {
+  override readonly name = "ImportStopped";
+  constructor(
+    readonly cause: unknown,
+    readonly report: ImportReport,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause));
+  }
+}
+
+/** The target store already serves vectors from another embedder; importing more would mix two spaces. */
+export class ImportRefused extends Error {
+  override readonly name = "ImportRefused";
+}
+
+/**
+ * Reads an export back. Lines are taken `batch` at a time; a batch is
+ * parsed in full, embedded when needed, and written as one transaction, so
+ * a bad line or a failed write leaves the store as it was before that batch
+ * while every earlier batch stays. Writing a record that is already there
+ * replaces it with the exported payload, so importing a file twice is the
+ * same as importing it once.
+ *
+ * Vectors are kept when the export names the target's embedder and carries
+ * a vector of the target's size; otherwise the record is re-embedded and
+ * stamped with the target's embedder.
+ */
+export async function importRecords(
+  store: EmbeddedStore,
+  embedder: Embedder,
+  lines: AsyncIterable<string>,
+  opts: { batch: number; onProgress?: (done: number) => void },
+): Promise<ImportReport> {
+  const to = identityKey(embedder.identity);
+  const bytes = embedder.identity.dim * 4;
+  const report: ImportReport = { imported: 0, reembedded: 0, batches: 0, from_embedder: "", to_embedder: to };
+  let lineNo = 0;
+  let header: ReturnType<typeof parseHeader> | undefined;
+  let pending: ExportedRecord[] = [];
+  let firstLineOfBatch = 2;
+
+  const flush = async (): Promise<void> => {
+    if (pending.length === 0) return;
+    const keep = (r: ExportedRecord) => header!.embedder === to && r.vector !== undefined && r.vector.byteLength === bytes;
+    const fresh = pending.filter((r) => !keep(r));
+    const vectors = fresh.length > 0 ? await embedder.embedDocuments(fresh.map((r) => embeddingText(r.record.content, r.record.tags))) : [];
+    const made = new Map(fresh.map((r, i) => [r, vectors[i]!]));
+    const rows: ImportRow[] = pending.map((r) => {
+      const v = made.get(r);
+      return v !== undefined
+        ? { record: { ...r.record, embedder_identity: to }, vector: v, version: r.record.schema_version ?? null }
+        : { record: r.record, vector: toFloat32(r.vector!), version: r.record.schema_version ?? null };
+    });
+    if (report.batches === 0) claimIdentity(await store.getMeta(META_EMBEDDER_IDENTITY), embedder);
+    await store.importBatch(rows);
+    if (report.batches === 0 && (await store.getMeta(META_EMBEDDER_IDENTITY)) === undefined) await store.setMeta(META_EMBEDDER_IDENTITY, to);
+    report.batches++;
+    report.imported += rows.length;
+    report.reembedded += fresh.length;
+    pending = [];
+    opts.onProgress?.(report.imported);
+  };
+
+  try {
+    for await (const text of lines) {
+      lineNo++;
+      if (lineNo === 1) {
+        header = parseHeader(text);
+        report.from_embedder = header.embedder;
+        claimIdentity(await store.getMeta(META_EMBEDDER_IDENTITY), embedder);
+        continue;
+      }
+      if (pending.length === 0) firstLineOfBatch = lineNo;
+      pending.push(parseRecordLine(text, lineNo));
+      if (pending.length >= opts.batch) await flush();
+    }
+    if (header === undefined) throw new LineError(1, "the file is empty (no header)");
+    await flush();
+  } catch (err) {
+    if (err instanceof ImportRefused) throw err;
+    // A write that failed inside a batch names the batch's first line.
+    const cause = err instanceof LineError || pending.length === 0 ? err : new LineError(firstLineOfBatch, `the batch starting here was not written (${errorName(err)})`);
+    throw new ImportStopped(cause, report);
+  }
+  return report;
+}
+
+/** The same rule a server start applies: a store keeps the embedder it was first written with. */
+function claimIdentity(stored: string | undefined, embedder: Embedder): void {
+  const check = checkEmbedderIdentity(stored, embedder.identity);
+  if (!check.ok) throw new ImportRefused(check.message);
+}
+
+function errorName(err: unknown): string {
+  return err instanceof Error ? ((err as NodeJS.ErrnoException).code ?? err.name) : "unknown";
+}
+
+function toFloat32(buf: Buffer): Float32Array {
+  const out = new Float32Array(buf.byteLength / 4);
+  new Uint8Array(out.buffer).set(buf);
+  return out;
+}
