@@ -11,7 +11,7 @@ import type { ListPage, RecordQuery, ResolveResult, SchemaHistogram, Store } fro
 import { isUuid } from "./uuid.js";
 import { META_VECTOR_SNAPSHOT_SEQ } from "./meta-keys.js";
 import { TargetsGoneError, TargetsSupersededError } from "./store-errors.js";
-import type { MigrationStore, VersionedRow, WriteOutcome } from "./migrations/migration-store.js";
+import type { MigrationStore, PassSource, RowRewrite, VersionedRow, WriteOutcome } from "./migrations/migration-store.js";
 import type { Payload } from "./migrations/step.js";
 import { VectorIndex } from "./vector-index.js";
 
@@ -558,55 +558,50 @@ export class EmbeddedStore implements Store, MigrationStore {
 
   // ---- migration engine ----------------------------------------------------
 
-  private static readonly BELOW = "(schema_version IS NULL OR schema_version < ?)";
+  /**
+   * Records below a version, as two index ranges: an OR over NULL and `<`
+   * would scan the whole table instead.
+   */
+  private static readonly BELOW_RIDS = `SELECT rid FROM records WHERE schema_version IS NULL
+    UNION ALL SELECT rid FROM records WHERE schema_version < ?`;
 
   /**
-   * The pin table holds the preview's ids. Ids leave it once written or no
-   * longer eligible, so each pass of the convergence loop only looks at
-   * what is left rather than rescanning the whole store.
+   * The pin table holds the preview's records, by rid; the pending table
+   * starts as a copy and loses each record once a pass has written it or
+   * found it no longer eligible, so a pass reads the head of what is left
+   * and counting the backlog costs nothing like a scan of the store.
    */
   pinBelow(target: number): number {
-    this.db.exec("CREATE TEMP TABLE IF NOT EXISTS migrate_pin (id TEXT PRIMARY KEY); DELETE FROM temp.migrate_pin;");
-    return this.db.prepare(`INSERT INTO temp.migrate_pin (id) SELECT id FROM records WHERE ${EmbeddedStore.BELOW}`).run(target).changes;
+    this.db.exec(`CREATE TEMP TABLE IF NOT EXISTS migrate_pin (rid INTEGER PRIMARY KEY);
+      CREATE TEMP TABLE IF NOT EXISTS migrate_pending (rid INTEGER PRIMARY KEY);
+      DELETE FROM temp.migrate_pin; DELETE FROM temp.migrate_pending;`);
+    const n = this.db.prepare(`INSERT INTO temp.migrate_pin (rid) ${EmbeddedStore.BELOW_RIDS}`).run(target).changes;
+    this.db.exec("INSERT INTO temp.migrate_pending (rid) SELECT rid FROM temp.migrate_pin");
+    return n;
   }
 
-  private static readonly PINNED_BELOW = `FROM temp.migrate_pin p JOIN records r ON r.id = p.id
-    WHERE (r.schema_version IS NULL OR r.schema_version < ?)`;
+  pendingCount(): number {
+    return (this.stmt("SELECT count(*) AS n FROM temp.migrate_pending").get() as { n: number }).n;
+  }
 
   countBelow(target: number, pinnedOnly: boolean): number {
     const sql = pinnedOnly
-      ? `SELECT count(*) AS n ${EmbeddedStore.PINNED_BELOW}`
-      : `SELECT count(*) AS n FROM records WHERE ${EmbeddedStore.BELOW}`;
+      ? `SELECT count(*) AS n FROM temp.migrate_pin p JOIN records r ON r.rid = p.rid
+           WHERE r.schema_version IS NULL OR r.schema_version < ?`
+      : `SELECT count(*) AS n FROM (${EmbeddedStore.BELOW_RIDS})`;
     return (this.stmt(sql).get(target) as { n: number }).n;
   }
 
-  batchBelow(target: number, limit: number, pinnedOnly: boolean): VersionedRow[] {
-    if (!pinnedOnly) {
-      return this.versionedRows(`SELECT id, schema_version, payload FROM records WHERE ${EmbeddedStore.BELOW} LIMIT ?`, target, limit);
-    }
-    // Drop pinned ids that are gone or already at the target, then read the rest in pin order.
-    this.stmt(
-      `DELETE FROM temp.migrate_pin WHERE id NOT IN (SELECT r.id ${EmbeddedStore.PINNED_BELOW})`,
-    ).run(target);
-    return this.versionedRows(`SELECT r.id, r.schema_version, r.payload ${EmbeddedStore.PINNED_BELOW} ORDER BY p.rowid LIMIT ?`, target, limit);
-  }
-
-  pinnedPage(target: number, after: string, limit: number): VersionedRow[] {
-    return this.versionedRowsText(
-      `SELECT r.id, r.schema_version, r.payload ${EmbeddedStore.PINNED_BELOW} AND r.id > ? ORDER BY r.id LIMIT ?`,
-      target,
-      after,
-      limit,
-    );
+  scanPinned(target: number, visit: (row: VersionedRow) => void): void {
+    const rows = this.stmt(
+      `SELECT r.id, r.schema_version, r.payload FROM temp.migrate_pin p JOIN records r ON r.rid = p.rid
+         WHERE r.schema_version IS NULL OR r.schema_version < ? ORDER BY p.rid`,
+    ).iterate(target) as Iterable<{ id: string; schema_version: number | null; payload: string }>;
+    for (const r of rows) visit({ id: r.id, version: r.schema_version ?? 0, payload: JSON.parse(r.payload) as Payload });
   }
 
   countAbove(version: number): number {
     return (this.stmt("SELECT count(*) AS n FROM records WHERE schema_version > ?").get(version) as { n: number }).n;
-  }
-
-  batchAbove(version: number, limit: number): VersionedRow[] {
-    // No ORDER BY: the schema_version index finds what is left without a full scan.
-    return this.versionedRows("SELECT id, schema_version, payload FROM records WHERE schema_version > ? LIMIT ?", version, limit);
   }
 
   versionHistogramAbove(version: number): Map<number, number> {
@@ -616,34 +611,39 @@ export class EmbeddedStore implements Store, MigrationStore {
     return new Map(rows.map((r) => [r.v, r.n]));
   }
 
-  writeAtVersion(rows: readonly { id: string; payload: Payload }[], version: number): WriteOutcome[] {
-    const results: WriteOutcome[] = [];
+  rewritePass(source: PassSource, limit: number, version: number, rewrite: RowRewrite): WriteOutcome[] {
+    type Read = { rid: number; id: string | null; schema_version: number | null; payload: string | null };
+    const pinned = "pinnedBelow" in source;
+    // Pinned: the head of the pending backlog, with rows gone meanwhile (id null) kept so they can be dropped.
+    const read = pinned
+      ? this.stmt(`SELECT q.rid, r.id, r.schema_version, r.payload FROM temp.migrate_pending q
+          LEFT JOIN records r ON r.rid = q.rid ORDER BY q.rid LIMIT ?`)
+      : this.stmt("SELECT rid, id, schema_version, payload FROM records WHERE schema_version > ? LIMIT ?");
+    const drop = pinned ? this.stmt("DELETE FROM temp.migrate_pending WHERE rid = ?") : undefined;
+    const outcomes: WriteOutcome[] = [];
     // Immediate, like transaction(): wait for a concurrent writer instead of failing.
     this.db
       .transaction(() => {
+        const rows = (pinned ? read.all(limit) : read.all(source.above, limit)) as Read[];
         for (const r of rows) {
+          const v = r.schema_version ?? 0;
+          if (pinned && (r.payload === null || (r.schema_version !== null && v >= source.pinnedBelow))) {
+            drop!.run(r.rid);
+            continue;
+          }
+          const next = rewrite({ id: r.id!, version: v, payload: JSON.parse(r.payload!) as Payload });
+          if (next === undefined) break;
           try {
-            results.push(this.writeRecord(r.payload as unknown as MemoryRecord, undefined, version, "update") ? "ok" : "gone");
+            outcomes.push(this.writeRecord(next as unknown as MemoryRecord, undefined, version, "update") ? "ok" : "gone");
+            drop?.run(r.rid);
           } catch (err) {
-            results.push(err as Error);
+            outcomes.push(err as Error);
           }
         }
       })
       .immediate();
     this.afterWrite();
-    return results;
-  }
-
-  private versionedRows(sql: string, ...params: number[]): VersionedRow[] {
-    return this.versionedRowsText(sql, ...params);
-  }
-
-  private versionedRowsText(sql: string, ...params: (number | string)[]): VersionedRow[] {
-    return (this.stmt(sql).all(...params) as { id: string; schema_version: number | null; payload: string }[]).map((r) => ({
-      id: r.id,
-      version: r.schema_version ?? 0,
-      payload: JSON.parse(r.payload) as Payload,
-    }));
+    return outcomes;
   }
 
   async getMeta(key: string): Promise<string | undefined> {

@@ -1,3 +1,4 @@
+import { sameJson } from "./json-value.js";
 import type { MigrationStep, Payload } from "./step.js";
 
 export class AdditivityError extends Error {
@@ -13,7 +14,7 @@ export function checkAdditive(step: MigrationStep, before: Payload, after: Paylo
     if (!(k in after)) throw new AdditivityError(`step ${step.from}->${step.to} removed key ${k}`);
     // A declared key that holds nothing yet (absent, null, "") may be filled.
     const fillable = step.addedKeys.includes(k) && (before[k] === null || before[k] === "");
-    if (!fillable && JSON.stringify(before[k]) !== JSON.stringify(after[k])) {
+    if (!fillable && !sameJson(before[k], after[k])) {
       throw new AdditivityError(`step ${step.from}->${step.to} rewrote key ${k}`);
     }
   }
@@ -26,7 +27,7 @@ export function checkAdditive(step: MigrationStep, before: Payload, after: Paylo
 export function checkSubtractive(step: MigrationStep, before: Payload, after: Payload): void {
   for (const k of Object.keys(after)) {
     if (!(k in before)) throw new AdditivityError(`inverse of ${step.from}->${step.to} added key ${k}`);
-    if (JSON.stringify(before[k]) !== JSON.stringify(after[k])) throw new AdditivityError(`inverse of ${step.from}->${step.to} rewrote key ${k}`);
+    if (!sameJson(before[k], after[k])) throw new AdditivityError(`inverse of ${step.from}->${step.to} rewrote key ${k}`);
   }
   for (const k of Object.keys(before)) {
     if (!(k in after) && !step.addedKeys.includes(k)) throw new AdditivityError(`inverse of ${step.from}->${step.to} removed undeclared key ${k}`);
