@@ -14,6 +14,7 @@ import { TargetsGoneError, TargetsSupersededError } from "./store-errors.js";
 import type { MigrationStore, PassSource, RowRewrite, VersionedRow, WriteOutcome } from "./migrations/migration-store.js";
 import type { Payload } from "./migrations/step.js";
 import { VectorIndex } from "./vector-index.js";
+import { AccessCoalescer, type AccessEntry } from "./access-coalescer.js";
 
 type ScopeStats = { byOwner: Map<string, number>; sharedByOwner: Map<string, number>; shared: number };
 
@@ -91,8 +92,13 @@ export class EmbeddedStore implements Store, MigrationStore {
 
   async close(): Promise<void> {
     if (!this.db.open) return;
-    if (this.index && this.indexDirty) this.saveSnapshot();
-    this.db.close();
+    try {
+      // Counted reads are written before the file closes: a clean shutdown loses none.
+      this.accessCounts.flush();
+    } finally {
+      if (this.index && this.indexDirty) this.saveSnapshot();
+      this.db.close();
+    }
   }
 
   /** Loads or builds the vector index now, so the first search does not wait for it. */
@@ -554,6 +560,39 @@ export class EmbeddedStore implements Store, MigrationStore {
       else versions.set(r.v, r.n);
     }
     return { versions, absent, total };
+  }
+
+  // ---- access counters -----------------------------------------------------
+
+  private readonly accessCounts = new AccessCoalescer((entries) => this.addAccess(entries));
+
+  noteAccess(id: string, at: string): void {
+    this.accessCounts.note(id, at);
+  }
+
+  flushAccess(): void {
+    this.accessCounts.flush();
+  }
+
+  /**
+   * Adds each entry's reads to its record, all in one transaction. Each row
+   * is read, incremented and written under the write lock, so whatever
+   * changed it since the reads were counted stays; a record deleted
+   * meanwhile is skipped. Being read does not migrate a record: it keeps
+   * its schema version.
+   */
+  addAccess(entries: readonly AccessEntry[]): void {
+    const get = this.stmt("SELECT schema_version, payload FROM records WHERE id = ?");
+    this.transaction(() => {
+      for (const e of entries) {
+        const row = get.get(e.id) as { schema_version: number | null; payload: string } | undefined;
+        if (!row) continue;
+        const rec = JSON.parse(row.payload) as MemoryRecord;
+        rec.access_count = (rec.access_count ?? 0) + e.count;
+        if (!rec.last_accessed_at || e.at > rec.last_accessed_at) rec.last_accessed_at = e.at;
+        this.writeRecord(rec, undefined, row.schema_version, "update");
+      }
+    });
   }
 
   // ---- migration engine ----------------------------------------------------
