@@ -4,18 +4,19 @@ export type AccessEntry = { id: string; count: number; at: string };
 export type AccessCoalescerOptions = {
   /** The longest a counted read waits in memory before it is written. */
   intervalMs?: number;
-  /** Reads counted before a flush is forced, whatever the interval. */
+  /** Records with waiting counts at which a flush is forced, whatever the interval. */
   maxPending?: number;
 };
 
 export const ACCESS_FLUSH_INTERVAL_MS = 1000;
-export const ACCESS_FLUSH_MAX_PENDING = 1024;
+/** A flush costs a few tens of microseconds per record, so this keeps one to a few milliseconds. */
+export const ACCESS_FLUSH_MAX_PENDING = 256;
 
 /**
  * Access counters, coalesced. A read counts itself here (no I/O), and the
  * counts are handed to `write` as one batch of increments at most
  * `intervalMs` after the first read of the batch, or at once when
- * `maxPending` reads are waiting, and always by `flush()` (which the store
+ * `maxPending` records have counts waiting, and always by `flush()` (which the store
  * calls when it closes). A batch that fails to write is kept and retried
  * with the next one, so a clean shutdown loses nothing.
  */
@@ -43,7 +44,8 @@ export class AccessCoalescer {
     } else {
       this.pending.set(id, { count: 1, at });
     }
-    if (++this.reads >= this.maxPending) {
+    this.reads++;
+    if (this.pending.size >= this.maxPending) {
       this.flush();
       return;
     }
