@@ -325,16 +325,27 @@ export class EmbeddedStore implements Store, MigrationStore {
   /**
    * The one place a record row is written; the codec stamps the version.
    * "update" never inserts, so a migration cannot resurrect a record deleted
-   * while it ran; it reports whether a row was there.
+   * while it ran; it reports whether a row was there. An update that names
+   * the short_id the row holds now (`{ storedShortId }`) leaves the short_id
+   * index alone when the value stays the same: naming the column in SET
+   * rewrites its index entry anyway, which in a sweep is a page write per
+   * record.
    */
-  writeRecord(record: MemoryRecord, vector?: Float32Array, version?: number | null, mode: "upsert" | "update" = "upsert"): boolean {
+  writeRecord(
+    record: MemoryRecord,
+    vector?: Float32Array,
+    version?: number | null,
+    mode: "upsert" | "update" | { storedShortId: string | null } = "upsert",
+  ): boolean {
     const c = version === undefined ? encodeRecord(record) : encodeRecord(record, version);
     const blob = vector ? Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength) : undefined;
     const set = `short_id = @short_id, owner = @owner, scope = @scope, visibility = @visibility, category = @category,
       kind = @kind, created_at = @created_at, not_before = @not_before, not_after = @not_after,
       superseded_by = @superseded_by, archived_at = @archived_at, schema_version = @schema_version, payload = @payload`;
-    if (mode === "update") {
-      return this.stmt(`UPDATE records SET ${set}, vector = coalesce(@vector, vector) WHERE id = @id`).run({ ...c, vector: blob ?? null }).changes > 0;
+    if (mode !== "upsert") {
+      const keepShortId = typeof mode === "object" && mode.storedShortId === c.short_id;
+      const columns = keepShortId ? set.replace("short_id = @short_id, ", "") : set;
+      return this.stmt(`UPDATE records SET ${columns}, vector = coalesce(@vector, vector) WHERE id = @id`).run({ ...c, vector: blob ?? null }).changes > 0;
     }
     this.stmt(
         `INSERT INTO records (id, short_id, owner, scope, visibility, category, kind, created_at, not_before, not_after,
@@ -582,15 +593,15 @@ export class EmbeddedStore implements Store, MigrationStore {
    * its schema version.
    */
   addAccess(entries: readonly AccessEntry[]): void {
-    const get = this.stmt("SELECT schema_version, payload FROM records WHERE id = ?");
+    const get = this.stmt("SELECT short_id, schema_version, payload FROM records WHERE id = ?");
     this.transaction(() => {
       for (const e of entries) {
-        const row = get.get(e.id) as { schema_version: number | null; payload: string } | undefined;
+        const row = get.get(e.id) as { short_id: string | null; schema_version: number | null; payload: string } | undefined;
         if (!row) continue;
         const rec = JSON.parse(row.payload) as MemoryRecord;
         rec.access_count = (rec.access_count ?? 0) + e.count;
         if (!rec.last_accessed_at || e.at > rec.last_accessed_at) rec.last_accessed_at = e.at;
-        this.writeRecord(rec, undefined, row.schema_version, "update");
+        this.writeRecord(rec, undefined, row.schema_version, { storedShortId: row.short_id });
       }
     });
   }
@@ -651,13 +662,13 @@ export class EmbeddedStore implements Store, MigrationStore {
   }
 
   rewritePass(source: PassSource, limit: number, version: number, rewrite: RowRewrite): WriteOutcome[] {
-    type Read = { rid: number; id: string | null; schema_version: number | null; payload: string | null };
+    type Read = { rid: number; id: string | null; short_id: string | null; schema_version: number | null; payload: string | null };
     const pinned = "pinnedBelow" in source;
     // Pinned: the head of the pending backlog, with rows gone meanwhile (id null) kept so they can be dropped.
     const read = pinned
-      ? this.stmt(`SELECT q.rid, r.id, r.schema_version, r.payload FROM temp.migrate_pending q
+      ? this.stmt(`SELECT q.rid, r.id, r.short_id, r.schema_version, r.payload FROM temp.migrate_pending q
           LEFT JOIN records r ON r.rid = q.rid ORDER BY q.rid LIMIT ?`)
-      : this.stmt("SELECT rid, id, schema_version, payload FROM records WHERE schema_version > ? LIMIT ?");
+      : this.stmt("SELECT rid, id, short_id, schema_version, payload FROM records WHERE schema_version > ? LIMIT ?");
     const drop = pinned ? this.stmt("DELETE FROM temp.migrate_pending WHERE rid = ?") : undefined;
     const outcomes: WriteOutcome[] = [];
     // Immediate, like transaction(): wait for a concurrent writer instead of failing.
@@ -673,7 +684,7 @@ export class EmbeddedStore implements Store, MigrationStore {
           const next = rewrite({ id: r.id!, version: v, payload: JSON.parse(r.payload!) as Payload });
           if (next === undefined) break;
           try {
-            outcomes.push(this.writeRecord(next as unknown as MemoryRecord, undefined, version, "update") ? "ok" : "gone");
+            outcomes.push(this.writeRecord(next as unknown as MemoryRecord, undefined, version, { storedShortId: r.short_id }) ? "ok" : "gone");
             drop?.run(r.rid);
           } catch (err) {
             outcomes.push(err as Error);
