@@ -578,7 +578,8 @@ export class EmbeddedStore implements Store, MigrationStore {
   private readonly accessCounts = new AccessCoalescer((entries) => this.addAccess(entries));
 
   noteAccess(id: string, at: string): void {
-    this.accessCounts.note(id, at);
+    // After close() nothing can be written; a read that raced the shutdown has nothing to count into.
+    if (this.db.open) this.accessCounts.note(id, at);
   }
 
   flushAccess(): void {
