@@ -16,6 +16,9 @@ import type { Payload } from "./migrations/step.js";
 import { VectorIndex } from "./vector-index.js";
 import { AccessCoalescer, type AccessEntry } from "./access-coalescer.js";
 
+/** A row's indexed columns as stored, for an update that may leave unchanged ones (and their index) alone. */
+type StoredIndexed = { short_id: string | null; schema_version: number | null };
+
 type ScopeStats = { byOwner: Map<string, number>; sharedByOwner: Map<string, number>; shared: number };
 
 function isGated(a: RecordAttrs): boolean {
@@ -325,17 +328,17 @@ export class EmbeddedStore implements Store, MigrationStore {
   /**
    * The one place a record row is written; the codec stamps the version.
    * "update" never inserts, so a migration cannot resurrect a record deleted
-   * while it ran; it reports whether a row was there. An update that names
-   * the short_id the row holds now (`{ storedShortId }`) leaves the short_id
-   * index alone when the value stays the same: naming the column in SET
-   * rewrites its index entry anyway, which in a sweep is a page write per
-   * record.
+   * while it ran; it reports whether a row was there. An update that is
+   * told the row's indexed columns as they are now (`{ stored }`) leaves an
+   * index alone when its column keeps its value: naming a column in SET
+   * rewrites its index entry anyway, which for a sweep or an access flush
+   * is an extra page write per record.
    */
   writeRecord(
     record: MemoryRecord,
     vector?: Float32Array,
     version?: number | null,
-    mode: "upsert" | "update" | { storedShortId: string | null } = "upsert",
+    mode: "upsert" | "update" | { stored: StoredIndexed } = "upsert",
   ): boolean {
     const c = version === undefined ? encodeRecord(record) : encodeRecord(record, version);
     const blob = vector ? Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength) : undefined;
@@ -343,8 +346,10 @@ export class EmbeddedStore implements Store, MigrationStore {
       kind = @kind, created_at = @created_at, not_before = @not_before, not_after = @not_after,
       superseded_by = @superseded_by, archived_at = @archived_at, schema_version = @schema_version, payload = @payload`;
     if (mode !== "upsert") {
-      const keepShortId = typeof mode === "object" && mode.storedShortId === c.short_id;
-      const columns = keepShortId ? set.replace("short_id = @short_id, ", "") : set;
+      const stored = typeof mode === "object" ? mode.stored : undefined;
+      let columns = set;
+      if (stored && stored.short_id === c.short_id) columns = columns.replace("short_id = @short_id, ", "");
+      if (stored && stored.schema_version === c.schema_version) columns = columns.replace(", schema_version = @schema_version", "");
       return this.stmt(`UPDATE records SET ${columns}, vector = coalesce(@vector, vector) WHERE id = @id`).run({ ...c, vector: blob ?? null }).changes > 0;
     }
     this.stmt(
@@ -602,7 +607,7 @@ export class EmbeddedStore implements Store, MigrationStore {
         const rec = JSON.parse(row.payload) as MemoryRecord;
         rec.access_count = (rec.access_count ?? 0) + e.count;
         if (!rec.last_accessed_at || e.at > rec.last_accessed_at) rec.last_accessed_at = e.at;
-        this.writeRecord(rec, undefined, row.schema_version, { storedShortId: row.short_id });
+        this.writeRecord(rec, undefined, row.schema_version, { stored: row });
       }
     });
   }
@@ -685,7 +690,7 @@ export class EmbeddedStore implements Store, MigrationStore {
           const next = rewrite({ id: r.id!, version: v, payload: JSON.parse(r.payload!) as Payload });
           if (next === undefined) break;
           try {
-            outcomes.push(this.writeRecord(next as unknown as MemoryRecord, undefined, version, { storedShortId: r.short_id }) ? "ok" : "gone");
+            outcomes.push(this.writeRecord(next as unknown as MemoryRecord, undefined, version, { stored: r }) ? "ok" : "gone");
             drop?.run(r.rid);
           } catch (err) {
             outcomes.push(err as Error);
