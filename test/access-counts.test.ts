@@ -106,33 +106,53 @@ describe("the access coalescer", () => {
     vi.advanceTimersByTime(999);
     expect(batches).toEqual([]);
     vi.advanceTimersByTime(1);
+    // The interval has run out; the write itself waits for the next turn of the loop.
+    expect(batches).toEqual([]);
+    vi.advanceTimersToNextTimer();
     expect(batches).toEqual([
       [
         { id: "a", count: 2, at: "2026-01-01T00:00:02.000Z" },
         { id: "b", count: 1, at: "2026-01-01T00:00:01.000Z" },
       ],
     ]);
+    expect(c.size).toBe(0);
   });
 
-  it("flushes at once when maxPending records have counts waiting, however many reads that took", () => {
+  it("starts a batch early once maxPending records have counts waiting, however many reads that took, and never inside the read", () => {
     vi.useFakeTimers();
     const batches: AccessEntry[][] = [];
     const c = new AccessCoalescer((e) => void batches.push(e), { intervalMs: 60_000, maxPending: 2 });
     c.note("a", "t1");
     c.note("a", "t2");
     c.note("a", "t3");
-    expect(batches).toHaveLength(0);
     c.note("b", "t4");
+    expect(batches).toHaveLength(0);
+    vi.advanceTimersByTime(0);
     expect(batches).toEqual([
       [
         { id: "a", count: 3, at: "t3" },
         { id: "b", count: 1, at: "t4" },
       ],
     ]);
+  });
+
+  it("writes a large batch in chunks, one per turn of the event loop", () => {
+    vi.useFakeTimers();
+    const batches: string[][] = [];
+    const c = new AccessCoalescer((e) => void batches.push(e.map((x) => x.id)), { intervalMs: 1000, maxPending: 100, chunk: 2 });
+    for (const id of ["a", "b", "c", "d", "e"]) c.note(id, "t");
+    vi.advanceTimersByTime(1000);
+    expect(batches).toEqual([]);
+    vi.advanceTimersToNextTimer();
+    expect(batches).toEqual([["a", "b"]]);
+    vi.advanceTimersToNextTimer();
+    expect(batches).toEqual([["a", "b"], ["c", "d"]]);
+    vi.advanceTimersToNextTimer();
+    expect(batches).toEqual([["a", "b"], ["c", "d"], ["e"]]);
     expect(c.size).toBe(0);
   });
 
-  it("keeps a batch whose write failed and sends it with the next one", () => {
+  it("keeps a chunk whose write failed and sends it with the next batch", () => {
     vi.useFakeTimers();
     let fail = true;
     const batches: AccessEntry[][] = [];
@@ -145,10 +165,26 @@ describe("the access coalescer", () => {
     );
     c.note("a", "t1");
     vi.advanceTimersByTime(1000);
+    vi.advanceTimersToNextTimer();
     expect(c.size).toBe(1);
     c.note("a", "t2");
     fail = false;
     vi.advanceTimersByTime(1000);
+    vi.advanceTimersToNextTimer();
     expect(batches).toEqual([[{ id: "a", count: 2, at: "t2" }]]);
+    expect(c.size).toBe(0);
+  });
+
+  it("flush() writes the batch in progress and the waiting counts at once", () => {
+    vi.useFakeTimers();
+    const batches: string[][] = [];
+    const c = new AccessCoalescer((e) => void batches.push(e.map((x) => x.id)), { intervalMs: 1000, maxPending: 3, chunk: 1 });
+    for (const id of ["a", "b", "c"]) c.note(id, "t");
+    c.note("d", "t");
+    c.flush();
+    expect(batches).toEqual([["a", "b", "c", "d"]]);
+    vi.advanceTimersByTime(5000);
+    expect(batches).toHaveLength(1);
+    expect(c.size).toBe(0);
   });
 });

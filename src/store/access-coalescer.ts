@@ -2,30 +2,41 @@
 export type AccessEntry = { id: string; count: number; at: string };
 
 export type AccessCoalescerOptions = {
-  /** The longest a counted read waits in memory before it is written. */
+  /** The longest a counted read waits in memory before its batch is written. */
   intervalMs?: number;
-  /** Records with waiting counts at which a flush is forced, whatever the interval. */
+  /** Records with waiting counts at which a batch is started early, whatever the interval. */
   maxPending?: number;
+  /** Records written per transaction; the writer yields to the event loop between chunks. */
+  chunk?: number;
 };
 
 export const ACCESS_FLUSH_INTERVAL_MS = 1000;
-/** A flush costs up to ~100 µs per record on a busy 2-core machine (measured), so this keeps one to a few milliseconds. */
-export const ACCESS_FLUSH_MAX_PENDING = 64;
+export const ACCESS_FLUSH_MAX_PENDING = 4096;
+/** A write costs up to ~50 us per record on a busy 2-core machine (measured), so a chunk holds the loop 1-3 ms. */
+export const ACCESS_FLUSH_CHUNK = 64;
+
+type Waiting = { count: number; at: string };
 
 /**
- * Access counters, coalesced. A read counts itself here (no I/O), and the
- * counts are handed to `write` as one batch of increments at most
- * `intervalMs` after the first read of the batch, or at once when
- * `maxPending` records have counts waiting, and always by `flush()` (which the store
- * calls when it closes). A batch that fails to write is kept and retried
- * with the next one, so a clean shutdown loses nothing.
+ * Access counters, coalesced. A read counts itself here (no I/O). At most
+ * `intervalMs` after the first read of a batch (sooner once `maxPending`
+ * records have counts waiting) the batch is handed to `write` in chunks of
+ * `chunk` records, one chunk per turn of the event loop, so no request
+ * waits behind more than one chunk. `flush()` writes everything at once
+ * (the store calls it when it closes). A chunk that fails to write is kept
+ * and retried with the next batch, so a clean shutdown loses nothing.
  */
 export class AccessCoalescer {
-  private pending = new Map<string, { count: number; at: string }>();
+  /** Counts not yet handed to a batch. */
+  private pending = new Map<string, Waiting>();
+  /** The batch being written chunk by chunk, if any. */
+  private draining: [string, Waiting][] = [];
   private reads = 0;
   private timer: NodeJS.Timeout | undefined;
+  private step: NodeJS.Immediate | undefined;
   private readonly intervalMs: number;
   private readonly maxPending: number;
+  private readonly chunk: number;
 
   constructor(
     private readonly write: (entries: AccessEntry[]) => void,
@@ -33,25 +44,17 @@ export class AccessCoalescer {
   ) {
     this.intervalMs = opts.intervalMs ?? ACCESS_FLUSH_INTERVAL_MS;
     this.maxPending = opts.maxPending ?? ACCESS_FLUSH_MAX_PENDING;
+    this.chunk = opts.chunk ?? ACCESS_FLUSH_CHUNK;
   }
 
   /** Counts one read of `id` at `at` (RFC 3339; the latest wins). */
   note(id: string, at: string): void {
-    const e = this.pending.get(id);
-    if (e) {
-      e.count++;
-      if (at > e.at) e.at = at;
-    } else {
-      this.pending.set(id, { count: 1, at });
-    }
+    merge(this.pending, id, 1, at);
     this.reads++;
-    if (this.pending.size >= this.maxPending) {
-      this.flush();
-      return;
-    }
-    if (!this.timer) {
-      this.timer = setTimeout(() => this.flushFromTimer(), this.intervalMs);
-      // A pending count never keeps the process alive; close() flushes it.
+    if (this.pending.size >= this.maxPending) this.startBatch();
+    else if (!this.timer) {
+      this.timer = setTimeout(() => this.startBatch(), this.intervalMs);
+      // A waiting count never keeps the process alive; close() flushes it.
       this.timer.unref();
     }
   }
@@ -61,41 +64,71 @@ export class AccessCoalescer {
     return this.reads;
   }
 
-  /** Writes every waiting count now, in one batch. Throws what the write threw, keeping the counts. */
+  /** Writes every waiting count now, in one call. Throws what the write threw, keeping the counts. */
   flush(): void {
+    this.cancel();
+    const entries = [...this.draining, ...this.pending];
+    this.draining = [];
+    this.pending = new Map();
+    if (entries.length === 0) return;
+    this.writeOrKeep(entries, true);
+    this.reads = 0;
+  }
+
+  /** Moves the waiting counts into a batch and writes its first chunk on the next turn. */
+  private startBatch(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.pending.size === 0) return;
-    const batch = this.pending;
-    const reads = this.reads;
+    this.draining.push(...this.pending);
     this.pending = new Map();
-    this.reads = 0;
+    if (!this.step && this.draining.length > 0) this.step = setImmediate(() => this.drainOne());
+  }
+
+  private drainOne(): void {
+    this.step = undefined;
+    const entries = this.draining.splice(0, this.chunk);
+    if (entries.length === 0) return;
+    if (!this.writeOrKeep(entries, false)) {
+      // Kept in `pending` with the rest of the batch; the next interval tries again.
+      this.startLater();
+      return;
+    }
+    this.reads = Math.max(0, this.reads - entries.reduce((n, [, w]) => n + w.count, 0));
+    if (this.draining.length > 0) this.step = setImmediate(() => this.drainOne());
+  }
+
+  /** True when written; otherwise the entries (and the rest of the batch) go back to `pending`. */
+  private writeOrKeep(entries: [string, Waiting][], rethrow: boolean): boolean {
     try {
-      this.write([...batch].map(([id, e]) => ({ id, count: e.count, at: e.at })));
+      this.write(entries.map(([id, w]) => ({ id, count: w.count, at: w.at })));
+      return true;
     } catch (err) {
-      // Put them back under whatever arrived meanwhile, to go with the next batch.
-      for (const [id, e] of batch) {
-        const cur = this.pending.get(id);
-        if (cur) {
-          cur.count += e.count;
-          if (e.at > cur.at) cur.at = e.at;
-        } else this.pending.set(id, e);
-      }
-      this.reads += reads;
-      throw err;
+      for (const [id, w] of [...entries, ...this.draining]) merge(this.pending, id, w.count, w.at);
+      this.draining = [];
+      if (rethrow) throw err;
+      return false;
     }
   }
 
-  private flushFromTimer(): void {
+  private startLater(): void {
+    if (this.timer || this.pending.size === 0) return;
+    this.timer = setTimeout(() => this.startBatch(), this.intervalMs);
+    this.timer.unref();
+  }
+
+  private cancel(): void {
+    if (this.timer) clearTimeout(this.timer);
+    if (this.step) clearImmediate(this.step);
     this.timer = undefined;
-    try {
-      this.flush();
-    } catch {
-      // Kept for the next try; a timer has no caller to tell, and close() reports a failure that lasts.
-      if (!this.timer && this.pending.size > 0) {
-        this.timer = setTimeout(() => this.flushFromTimer(), this.intervalMs);
-        this.timer.unref();
-      }
-    }
+    this.step = undefined;
+  }
+}
+
+function merge(into: Map<string, Waiting>, id: string, count: number, at: string): void {
+  const w = into.get(id);
+  if (!w) into.set(id, { count, at });
+  else {
+    w.count += count;
+    if (at > w.at) w.at = at;
   }
 }
