@@ -1,7 +1,7 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { ANONYMOUS, createCore, DEFAULT_LIMITS, silentLogger } from "../src/core/index.js";
 import { FakeEmbedder } from "../src/embed/index.js";
 import { AccessCoalescer, type AccessEntry } from "../src/store/access-coalescer.js";
@@ -9,6 +9,14 @@ import { EmbeddedStore } from "../src/store/embedded-store.js";
 import { syntheticRecord } from "./helpers/synthetic-record.js";
 
 const DIM = 8;
+
+const dirs: string[] = [];
+function dataDir(): string {
+  const dir = dataDir();
+  dirs.push(dir);
+  return dir;
+}
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 const VECTOR = new Float32Array(DIM).fill(0.5);
 
 function coreOver(store: EmbeddedStore, now = () => new Date("2026-06-01T12:00:00.000Z")) {
@@ -28,7 +36,7 @@ function stored(dir: string, id: string): Record<string, unknown> {
 
 describe("access counts", () => {
   it("a get writes nothing, and every counted get is on disk after a clean close", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "engram-access-"));
+    const dir = dataDir();
     const store = EmbeddedStore.open({ dataDir: dir, dim: DIM });
     const rec = syntheticRecord(1, { short_id: "ACCESS0001" });
     await store.put(rec, VECTOR);
@@ -46,7 +54,7 @@ describe("access counts", () => {
   });
 
   it("an update landing between a get and the flush keeps its content, and the count still grows", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "engram-access-"));
+    const dir = dataDir();
     const store = EmbeddedStore.open({ dataDir: dir, dim: DIM });
     const rec = syntheticRecord(2, { short_id: "ACCESS0002", content: "before" });
     await store.put(rec, VECTOR);
@@ -69,7 +77,7 @@ describe("access counts", () => {
   });
 
   it("a record deleted before the flush stays deleted", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "engram-access-"));
+    const dir = dataDir();
     const store = EmbeddedStore.open({ dataDir: dir, dim: DIM });
     const rec = syntheticRecord(3, { short_id: "ACCESS0003" });
     await store.put(rec, VECTOR);
@@ -81,7 +89,7 @@ describe("access counts", () => {
   });
 
   it("a read does not migrate a record: the flush keeps its schema version", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "engram-access-"));
+    const dir = dataDir();
     const store = EmbeddedStore.open({ dataDir: dir, dim: DIM });
     const rec = syntheticRecord(4, { short_id: "ACCESS0004" });
     store.transaction(() => store.writeRecord(rec, VECTOR, 1));
