@@ -12,7 +12,7 @@ const DIM = 8;
 
 const dirs: string[] = [];
 function dataDir(): string {
-  const dir = dataDir();
+  const dir = mkdtempSync(join(tmpdir(), "engram-access-"));
   dirs.push(dir);
   return dir;
 }
