@@ -141,7 +141,8 @@ describe("engram migrate revert refusals", { timeout: 180_000 }, () => {
     expect({ code: run.code, stderr: run.stderr }).toMatchObject({ code: EXIT.usage });
     expect(run.stderr).toContain("field=steps hint=irreversible");
     const report = JSON.parse(run.stdout) as RevertReport;
-    expect(report).toMatchObject({ to: 0, applied: false, reversible: false, candidates: 50, reverted: 0, failed: 0, passes: 0 });
+    // Refused at preflight: all-zero progress counters, which is how a script tells it from a refusal inside the loop.
+    expect(report).toEqual({ to: 0, applied: false, reversible: false, candidates: 50, reverted: 0, failed: 0, passes: 0, backlog: 0, refusal: report.refusal });
     expect(report.refusal).toMatch(/^field=steps hint=irreversible: revert cannot reach v0: step \(From=0 To=1\) is irreversible: .+; recovery is a collection snapshot$/);
     // The stderr line is the same envelope the report carries.
     expect(run.stderr.split("\n")).toContain(report.refusal);

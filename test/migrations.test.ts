@@ -121,7 +121,18 @@ describe("revert refusals never lie", () => {
         "field=steps hint=irreversible: revert cannot reach v0: step (From=0 To=1) is irreversible: minted short_ids may already be cited by get_memory/supersede_memory; recovery is a collection snapshot",
       );
       expect(r.partial).toBe(false);
-      expect(r.report).toMatchObject({ applied: false, reversible: false, reverted: 0, passes: 0 });
+      // Refused before the loop: every progress counter is zero, backlog included.
+      expect(r.report).toEqual({
+        to: 0,
+        applied: false,
+        reversible: false,
+        candidates: 50,
+        reverted: 0,
+        failed: 0,
+        passes: 0,
+        backlog: 0,
+        refusal: r.envelope,
+      });
     }
     expect(payloads(store)).toEqual(before);
     // A preview of the same range reports and does not throw.
@@ -164,10 +175,19 @@ describe("revert refusals never lie", () => {
     }
     expect(caught).toBeInstanceOf(RevertRefusedError);
     expect(caught!.partial).toBe(true);
-    expect(caught!.report.candidates).toBe(1);
-    expect(caught!.report.applied).toBe(false);
-    expect(caught!.report.reverted).toBeGreaterThanOrEqual(256);
-    expect(caught!.report.passes).toBeGreaterThanOrEqual(2);
+    // The record at v7 sorts after every v2 record, so the third pass reverts the last 88 and then meets it.
+    expect(caught!.report).toEqual({
+      to: 1,
+      applied: false,
+      reversible: false,
+      candidates: 1,
+      reverted: 600,
+      failed: 0,
+      passes: 3,
+      backlog: 1,
+      refusal: caught!.envelope,
+    });
+    expect(store.countAbove(1)).toBe(1);
     expect(caught!.envelope).toBe(
       "field=record_version hint=unsupported: 1 record(s) at version 7 have no reachable chain to target 1; recovery is a collection snapshot",
     );

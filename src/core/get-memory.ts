@@ -10,9 +10,10 @@ export async function getMemory(deps: CoreDeps, subject: Subject, a: GetArgs): P
   const input = requireString("id", a.id);
   const rec = await resolveReadable(deps, subject, input);
   const view = fullView(rec);
-  // A get is a strong usage signal; it never fails the read.
+  // A get is a strong usage signal; it never fails the read, and it costs
+  // the read no write: the store coalesces counts and writes them in batches.
   try {
-    await deps.store.replace({ ...rec, access_count: (rec.access_count ?? 0) + 1, last_accessed_at: deps.now().toISOString() });
+    deps.store.noteAccess(rec.id, deps.now().toISOString());
   } catch (err) {
     deps.log.warn("access count not recorded", { error: String(err) });
   }

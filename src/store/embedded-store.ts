@@ -13,9 +13,13 @@ import type { ImportRow, ListPage, RecordQuery, ResolveResult, SchemaHistogram, 
 import { isUuid } from "./uuid.js";
 import { META_DATABASE_ID } from "./meta-keys.js";
 import { TargetsGoneError, TargetsSupersededError } from "./store-errors.js";
-import type { MigrationStore, VersionedRow, WriteOutcome } from "./migrations/migration-store.js";
+import type { MigrationStore, PassSource, RowRewrite, VersionedRow, WriteOutcome } from "./migrations/migration-store.js";
 import type { Payload } from "./migrations/step.js";
 import { VectorIndex, type SnapshotOrigin, type VectorFilter, type VectorHit } from "./vector-index.js";
+import { AccessCoalescer, type AccessEntry } from "./access-coalescer.js";
+
+/** A row's indexed columns as stored, for an update that may leave unchanged ones (and their index) alone. */
+type StoredIndexed = { short_id: string | null; schema_version: number | null };
 
 type ScopeStats = { byOwner: Map<string, number>; sharedByOwner: Map<string, number>; shared: number };
 
@@ -124,19 +128,24 @@ export class EmbeddedStore implements Store, MigrationStore {
   async close(): Promise<void> {
     if (!this.db.open) return;
     this.closed = true;
-    if (this.index && this.mirrorLoaded) {
-      this.sync();
-      // A snapshot is an optimisation: one that cannot be written (disk
-      // full, read-only) costs the next start a catch-up, never the close.
-      if (this.indexDirty && this.pending.size === 0) {
-        try {
-          this.saveSnapshot();
-        } catch (err) {
-          this.log.warn("vector snapshot not saved at close; the next start catches up from the change log", { error: errorName(err) });
+    try {
+      // Counted reads are written before the file closes: a clean shutdown loses none.
+      this.accessCounts.flush();
+    } finally {
+      if (this.index && this.mirrorLoaded) {
+        this.sync();
+        // A snapshot is an optimisation: one that cannot be written (disk
+        // full, read-only) costs the next start a catch-up, never the close.
+        if (this.indexDirty && this.pending.size === 0) {
+          try {
+            this.saveSnapshot();
+          } catch (err) {
+            this.log.warn("vector snapshot not saved at close; the next start catches up from the change log", { error: errorName(err) });
+          }
         }
       }
+      this.db.close();
     }
-    this.db.close();
   }
 
   /**
@@ -541,16 +550,29 @@ export class EmbeddedStore implements Store, MigrationStore {
   /**
    * The one place a record row is written; the codec stamps the version.
    * "update" never inserts, so a migration cannot resurrect a record deleted
-   * while it ran; it reports whether a row was there.
+   * while it ran; it reports whether a row was there. An update that is
+   * told the row's indexed columns as they are now (`{ stored }`) leaves an
+   * index alone when its column keeps its value: naming a column in SET
+   * rewrites its index entry anyway, which for a sweep or an access flush
+   * is an extra page write per record.
    */
-  writeRecord(record: MemoryRecord, vector?: Float32Array, version?: number | null, mode: "upsert" | "update" = "upsert"): boolean {
+  writeRecord(
+    record: MemoryRecord,
+    vector?: Float32Array,
+    version?: number | null,
+    mode: "upsert" | "update" | { stored: StoredIndexed } = "upsert",
+  ): boolean {
     const c = version === undefined ? encodeRecord(record) : encodeRecord(record, version);
     const blob = vector ? Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength) : undefined;
     const set = `short_id = @short_id, owner = @owner, scope = @scope, visibility = @visibility, category = @category,
       kind = @kind, created_at = @created_at, not_before = @not_before, not_after = @not_after,
       superseded_by = @superseded_by, archived_at = @archived_at, schema_version = @schema_version, payload = @payload`;
-    if (mode === "update") {
-      return this.stmt(`UPDATE records SET ${set}, vector = coalesce(@vector, vector) WHERE id = @id`).run({ ...c, vector: blob ?? null }).changes > 0;
+    if (mode !== "upsert") {
+      const stored = typeof mode === "object" ? mode.stored : undefined;
+      let columns = set;
+      if (stored && stored.short_id === c.short_id) columns = columns.replace("short_id = @short_id, ", "");
+      if (stored && stored.schema_version === c.schema_version) columns = columns.replace(", schema_version = @schema_version", "");
+      return this.stmt(`UPDATE records SET ${columns}, vector = coalesce(@vector, vector) WHERE id = @id`).run({ ...c, vector: blob ?? null }).changes > 0;
     }
     this.stmt(
         `INSERT INTO records (id, short_id, owner, scope, visibility, category, kind, created_at, not_before, not_after,
@@ -806,57 +828,86 @@ export class EmbeddedStore implements Store, MigrationStore {
     return { versions, absent, total };
   }
 
-  // ---- migration engine ----------------------------------------------------
+  // ---- access counters -----------------------------------------------------
 
-  private static readonly BELOW = "(schema_version IS NULL OR schema_version < ?)";
+  private readonly accessCounts = new AccessCoalescer((entries) => this.addAccess(entries));
 
-  /**
-   * The pin table holds the preview's ids. Ids leave it once written or no
-   * longer eligible, so each pass of the convergence loop only looks at
-   * what is left rather than rescanning the whole store.
-   */
-  pinBelow(target: number): number {
-    this.db.exec("CREATE TEMP TABLE IF NOT EXISTS migrate_pin (id TEXT PRIMARY KEY); DELETE FROM temp.migrate_pin;");
-    return this.db.prepare(`INSERT INTO temp.migrate_pin (id) SELECT id FROM records WHERE ${EmbeddedStore.BELOW}`).run(target).changes;
+  noteAccess(id: string, at: string): void {
+    // After close() nothing can be written; a read that raced the shutdown has nothing to count into.
+    if (this.db.open) this.accessCounts.note(id, at);
   }
 
-  private static readonly PINNED_BELOW = `FROM temp.migrate_pin p JOIN records r ON r.id = p.id
-    WHERE (r.schema_version IS NULL OR r.schema_version < ?)`;
+  flushAccess(): void {
+    this.accessCounts.flush();
+  }
+
+  /**
+   * Adds each entry's reads to its record, all in one transaction. Each row
+   * is read, incremented and written under the write lock, so whatever
+   * changed it since the reads were counted stays; a record deleted
+   * meanwhile is skipped. Being read does not migrate a record: it keeps
+   * its schema version.
+   */
+  addAccess(entries: readonly AccessEntry[]): void {
+    const get = this.stmt("SELECT short_id, schema_version, payload FROM records WHERE id = ?");
+    this.transaction(() => {
+      for (const e of entries) {
+        const row = get.get(e.id) as { short_id: string | null; schema_version: number | null; payload: string } | undefined;
+        if (!row) continue;
+        const rec = JSON.parse(row.payload) as MemoryRecord;
+        rec.access_count = (rec.access_count ?? 0) + e.count;
+        if (!rec.last_accessed_at || e.at > rec.last_accessed_at) rec.last_accessed_at = e.at;
+        this.writeRecord(rec, undefined, row.schema_version, { stored: row });
+      }
+    });
+  }
+
+  // ---- migration engine ----------------------------------------------------
+
+  /**
+   * Records below a version, as two index ranges: an OR over NULL and `<`
+   * would scan the whole table instead.
+   */
+  private static readonly BELOW_RIDS = `SELECT rid FROM records WHERE schema_version IS NULL
+    UNION ALL SELECT rid FROM records WHERE schema_version < ?`;
+
+  /**
+   * The pin table holds the preview's records, by rid; the pending table
+   * starts as a copy and loses each record once a pass has written it or
+   * found it no longer eligible, so a pass reads the head of what is left
+   * and counting the backlog costs nothing like a scan of the store.
+   */
+  pinBelow(target: number): number {
+    this.db.exec(`CREATE TEMP TABLE IF NOT EXISTS migrate_pin (rid INTEGER PRIMARY KEY);
+      CREATE TEMP TABLE IF NOT EXISTS migrate_pending (rid INTEGER PRIMARY KEY);
+      DELETE FROM temp.migrate_pin; DELETE FROM temp.migrate_pending;`);
+    const n = this.db.prepare(`INSERT INTO temp.migrate_pin (rid) ${EmbeddedStore.BELOW_RIDS}`).run(target).changes;
+    this.db.exec("INSERT INTO temp.migrate_pending (rid) SELECT rid FROM temp.migrate_pin");
+    return n;
+  }
+
+  pendingCount(): number {
+    return (this.stmt("SELECT count(*) AS n FROM temp.migrate_pending").get() as { n: number }).n;
+  }
 
   countBelow(target: number, pinnedOnly: boolean): number {
     const sql = pinnedOnly
-      ? `SELECT count(*) AS n ${EmbeddedStore.PINNED_BELOW}`
-      : `SELECT count(*) AS n FROM records WHERE ${EmbeddedStore.BELOW}`;
+      ? `SELECT count(*) AS n FROM temp.migrate_pin p JOIN records r ON r.rid = p.rid
+           WHERE r.schema_version IS NULL OR r.schema_version < ?`
+      : `SELECT count(*) AS n FROM (${EmbeddedStore.BELOW_RIDS})`;
     return (this.stmt(sql).get(target) as { n: number }).n;
   }
 
-  batchBelow(target: number, limit: number, pinnedOnly: boolean): VersionedRow[] {
-    if (!pinnedOnly) {
-      return this.versionedRows(`SELECT id, schema_version, payload FROM records WHERE ${EmbeddedStore.BELOW} LIMIT ?`, target, limit);
-    }
-    // Drop pinned ids that are gone or already at the target, then read the rest in pin order.
-    this.stmt(
-      `DELETE FROM temp.migrate_pin WHERE id NOT IN (SELECT r.id ${EmbeddedStore.PINNED_BELOW})`,
-    ).run(target);
-    return this.versionedRows(`SELECT r.id, r.schema_version, r.payload ${EmbeddedStore.PINNED_BELOW} ORDER BY p.rowid LIMIT ?`, target, limit);
-  }
-
-  pinnedPage(target: number, after: string, limit: number): VersionedRow[] {
-    return this.versionedRowsText(
-      `SELECT r.id, r.schema_version, r.payload ${EmbeddedStore.PINNED_BELOW} AND r.id > ? ORDER BY r.id LIMIT ?`,
-      target,
-      after,
-      limit,
-    );
+  scanPinned(target: number, visit: (row: VersionedRow) => void): void {
+    const rows = this.stmt(
+      `SELECT r.id, r.schema_version, r.payload FROM temp.migrate_pin p JOIN records r ON r.rid = p.rid
+         WHERE r.schema_version IS NULL OR r.schema_version < ? ORDER BY p.rid`,
+    ).iterate(target) as Iterable<{ id: string; schema_version: number | null; payload: string }>;
+    for (const r of rows) visit({ id: r.id, version: r.schema_version ?? 0, payload: JSON.parse(r.payload) as Payload });
   }
 
   countAbove(version: number): number {
     return (this.stmt("SELECT count(*) AS n FROM records WHERE schema_version > ?").get(version) as { n: number }).n;
-  }
-
-  batchAbove(version: number, limit: number): VersionedRow[] {
-    // No ORDER BY: the schema_version index finds what is left without a full scan.
-    return this.versionedRows("SELECT id, schema_version, payload FROM records WHERE schema_version > ? LIMIT ?", version, limit);
   }
 
   versionHistogramAbove(version: number): Map<number, number> {
@@ -866,34 +917,39 @@ export class EmbeddedStore implements Store, MigrationStore {
     return new Map(rows.map((r) => [r.v, r.n]));
   }
 
-  writeAtVersion(rows: readonly { id: string; payload: Payload }[], version: number): WriteOutcome[] {
-    const results: WriteOutcome[] = [];
+  rewritePass(source: PassSource, limit: number, version: number, rewrite: RowRewrite): WriteOutcome[] {
+    type Read = { rid: number; id: string | null; short_id: string | null; schema_version: number | null; payload: string | null };
+    const pinned = "pinnedBelow" in source;
+    // Pinned: the head of the pending backlog, with rows gone meanwhile (id null) kept so they can be dropped.
+    const read = pinned
+      ? this.stmt(`SELECT q.rid, r.id, r.short_id, r.schema_version, r.payload FROM temp.migrate_pending q
+          LEFT JOIN records r ON r.rid = q.rid ORDER BY q.rid LIMIT ?`)
+      : this.stmt("SELECT rid, id, short_id, schema_version, payload FROM records WHERE schema_version > ? LIMIT ?");
+    const drop = pinned ? this.stmt("DELETE FROM temp.migrate_pending WHERE rid = ?") : undefined;
+    const outcomes: WriteOutcome[] = [];
     // Immediate, like transaction(): wait for a concurrent writer instead of failing.
     this.db
       .transaction(() => {
+        const rows = (pinned ? read.all(limit) : read.all(source.above, limit)) as Read[];
         for (const r of rows) {
+          const v = r.schema_version ?? 0;
+          if (pinned && (r.payload === null || (r.schema_version !== null && v >= source.pinnedBelow))) {
+            drop!.run(r.rid);
+            continue;
+          }
+          const next = rewrite({ id: r.id!, version: v, payload: JSON.parse(r.payload!) as Payload });
+          if (next === undefined) break;
           try {
-            results.push(this.writeRecord(r.payload as unknown as MemoryRecord, undefined, version, "update") ? "ok" : "gone");
+            outcomes.push(this.writeRecord(next as unknown as MemoryRecord, undefined, version, { stored: r }) ? "ok" : "gone");
+            drop?.run(r.rid);
           } catch (err) {
-            results.push(err as Error);
+            outcomes.push(err as Error);
           }
         }
       })
       .immediate();
     this.afterWrite();
-    return results;
-  }
-
-  private versionedRows(sql: string, ...params: number[]): VersionedRow[] {
-    return this.versionedRowsText(sql, ...params);
-  }
-
-  private versionedRowsText(sql: string, ...params: (number | string)[]): VersionedRow[] {
-    return (this.stmt(sql).all(...params) as { id: string; schema_version: number | null; payload: string }[]).map((r) => ({
-      id: r.id,
-      version: r.schema_version ?? 0,
-      payload: JSON.parse(r.payload) as Payload,
-    }));
+    return outcomes;
   }
 
   async getMeta(key: string): Promise<string | undefined> {

@@ -116,6 +116,15 @@ export interface Store {
   listScopes(subject: Subject): Promise<{ scopes: { scope: string; count: number }[]; approximate: boolean }>;
   vectorOf(id: string): Promise<Float32Array | undefined>;
 
+  /**
+   * Counts one read of a record (access_count, last_accessed_at) without
+   * writing: counts are written in batches within a second or so, and
+   * always before close() returns.
+   */
+  noteAccess(id: string, at: string): void;
+  /** Writes every counted read now. */
+  flushAccess(): void;
+
   /** Whole-store schema-version histogram (no owner filter). */
   schemaHistogram(): Promise<SchemaHistogram>;
   getMeta(key: string): Promise<string | undefined>;

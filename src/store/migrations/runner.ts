@@ -1,5 +1,7 @@
 import { AdditivityError, checkAdditive, checkSubtractive } from "./additivity.js";
 import type { MigrationStore, VersionedRow } from "./migration-store.js";
+import type { ArgError } from "../../argerror/index.js";
+import { deepFreeze } from "./json-value.js";
 import { refusalError, reversible, type RevertPlan } from "./refusal.js";
 import { STEPS, stepsFrom } from "./registry.js";
 import type { MigrationStep, Payload } from "./step.js";
@@ -54,7 +56,7 @@ function forward(row: VersionedRow, target: number, steps: readonly MigrationSte
   if (!chain) throw new AdditivityError(`no step chain from version ${row.version} to ${target}`);
   let p = strip(row);
   for (const step of chain) {
-    const next = step.apply(structuredClone(p));
+    const next = step.apply(deepFreeze(p));
     checkAdditive(step, p, next);
     p = next;
   }
@@ -64,21 +66,17 @@ function forward(row: VersionedRow, target: number, steps: readonly MigrationSte
 /**
  * Runs every step over the pinned backlog without writing, so a step whose
  * real effect differs from its declaration refuses the whole call before
- * the first write. Pages by id so it touches each record once.
+ * the first write.
  */
 function precheck(store: MigrationStore, target: number, steps: readonly MigrationStep[]): void {
-  let after = "";
-  for (;;) {
-    const rows = store.pinnedPage(target, after, DEFAULT_BATCH * 4);
-    if (rows.length === 0) return;
-    for (const row of rows) forward(row, target, steps);
-    after = rows[rows.length - 1]!.id;
-  }
+  store.scanPinned(target, (row) => void forward(row, target, steps));
 }
 
+/** The payload without its version stamp, which only the codec writes. The row is the caller's to consume. */
 function strip(row: VersionedRow): Payload {
-  const { schema_version: _v, ...rest } = row.payload;
-  return rest;
+  // The stamp is the last key the codec wrote, so deleting it is cheap.
+  delete row.payload.schema_version;
+  return row.payload;
 }
 
 function stallMessage(kind: "migrate" | "revert", lastError: Error | undefined): string {
@@ -116,15 +114,13 @@ export function migrate(
   let previous = Number.POSITIVE_INFINITY;
   let lastError: Error | undefined;
   for (;;) {
-    const remaining = store.countBelow(opts.target, true);
+    const remaining = store.pendingCount();
     report.passes++;
     if (remaining === 0) break;
     if (report.passes > 1 && remaining >= previous) throw new MigrationStalledError(stallMessage("migrate", lastError));
     previous = remaining;
-    const rows = store.batchBelow(opts.target, batch, true);
-    const writes: { id: string; payload: Payload }[] = [];
-    for (const row of rows) writes.push({ id: row.id, payload: forward(row, opts.target, steps) });
-    store.writeAtVersion(writes, opts.target).forEach((o) => {
+    const outcomes = store.rewritePass({ pinnedBelow: opts.target }, batch, opts.target, (row) => forward(row, opts.target, steps));
+    outcomes.forEach((o) => {
       if (o instanceof Error) {
         report.failed++;
         lastError = o;
@@ -180,13 +176,16 @@ export function revert(
     reverted: 0,
     failed: 0,
     passes: 0,
+    // A preview reports what an apply would work through.
     backlog: plan.candidates,
   };
   const refusal = refusalError(plan);
   if (refusal) {
     report.refusal = refusal.message;
-    if (opts.apply) throw new RevertRefusedError(report, refusal.message, false);
-    return report;
+    if (!opts.apply) return report;
+    // Refused before the loop: every progress counter is zero, which is how
+    // a caller tells this refusal from one raised inside the loop.
+    throw new RevertRefusedError({ ...report, backlog: 0 }, refusal.message, false);
   }
   if (!opts.apply) return report;
 
@@ -199,44 +198,48 @@ export function revert(
     if (remaining === 0) break;
     if (report.passes > 1 && remaining >= previous) throw new MigrationStalledError(stallMessage("revert", lastError));
     previous = remaining;
-    const writes: { id: string; payload: Payload }[] = [];
-    for (const row of store.batchAbove(opts.to, opts.batch ?? DEFAULT_BATCH)) {
-      const single = previewRevertRow(row, opts.to, steps);
-      const midRefusal = refusalError(single);
-      if (midRefusal) {
-        // Land what this batch already computed, then refuse with real counters.
-        store.writeAtVersion(writes, opts.to).forEach((o) => (o instanceof Error ? report.failed++ : o === "ok" ? report.reverted++ : 0));
-        const partial: RevertReport = {
-          ...report,
-          applied: false,
-          reversible: false,
-          candidates: 1,
-          backlog: store.countAbove(opts.to),
-          refusal: midRefusal.message,
-        };
-        throw new RevertRefusedError(partial, midRefusal.message, true);
-      }
-      let p = strip(row);
-      for (const step of [...stepsFrom(steps, opts.to, row.version)!].reverse()) {
-        if (step.reversibility.kind !== "inverse") throw new AdditivityError("preflight admitted an irreversible step");
-        const next = step.reversibility.inverse(structuredClone(p));
-        // An inverse that touches more than its step added is refused before its batch is written.
-        checkSubtractive(step, p, next);
-        p = next;
-      }
-      writes.push({ id: row.id, payload: p });
-    }
-    store.writeAtVersion(writes, opts.to).forEach((o) => {
+    let midRefusal: ArgError | undefined;
+    const outcomes = store.rewritePass({ above: opts.to }, opts.batch ?? DEFAULT_BATCH, opts.to, (row) => {
+      midRefusal = refusalError(previewRevertRow(row, opts.to, steps));
+      // Ends the pass here: the rows before this one are still written.
+      if (midRefusal) return undefined;
+      return backward(row, opts.to, steps);
+    });
+    outcomes.forEach((o) => {
       if (o instanceof Error) {
         report.failed++;
         lastError = o;
       } else if (o === "ok") report.reverted++;
     });
+    if (midRefusal) {
+      const partial: RevertReport = {
+        ...report,
+        applied: false,
+        reversible: false,
+        candidates: 1,
+        backlog: store.countAbove(opts.to),
+        refusal: midRefusal.message,
+      };
+      throw new RevertRefusedError(partial, midRefusal.message, true);
+    }
     opts.onProgress?.({ phase: "revert", pass: report.passes, done: report.reverted, backlog: remaining });
   }
   report.applied = true;
   report.backlog = 0;
   return report;
+}
+
+/** Applies the inverses newest first, refusing (throwing) on any undeclared effect. */
+function backward(row: VersionedRow, to: number, steps: readonly MigrationStep[]): Payload {
+  let p = strip(row);
+  for (const step of [...stepsFrom(steps, to, row.version)!].reverse()) {
+    if (step.reversibility.kind !== "inverse") throw new AdditivityError("preflight admitted an irreversible step");
+    const next = step.reversibility.inverse(deepFreeze(p));
+    // An inverse that touches more than its step added is refused before its batch is written.
+    checkSubtractive(step, p, next);
+    p = next;
+  }
+  return p;
 }
 
 function previewRevertRow(row: VersionedRow, to: number, steps: readonly MigrationStep[]): RevertPlan {

@@ -6,9 +6,10 @@ export type Reversibility =
   | { kind: "irreversible"; reason: string };
 
 /**
- * One schema step. `apply` and `inverse` receive a clone and return the new
- * payload; the engine checks the real effect against `addedKeys` before any
- * write, so a step cannot silently overwrite or drop data.
+ * One schema step. `apply` and `inverse` receive a frozen payload (an edit
+ * in place throws) and return a new one, typically a spread of the input;
+ * the engine checks the real effect against `addedKeys` before any write,
+ * so a step cannot silently overwrite or drop data.
  */
 export type MigrationStep = {
   from: number;
