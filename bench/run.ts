@@ -13,6 +13,8 @@ import type { BenchRow, BenchSection } from "./bench-row.js";
 import { cliStart } from "./rows/cli-start.js";
 import { embedCost } from "./rows/embed-cost.js";
 import { healthzUnderLoad } from "./rows/healthz-under-load.js";
+import { operatorSweeps } from "./rows/operator-sweeps.js";
+import { readCost } from "./rows/read-cost.js";
 import { searchAndStart } from "./rows/search-and-start.js";
 
 const SECTIONS: Record<string, BenchSection> = {
@@ -20,6 +22,8 @@ const SECTIONS: Record<string, BenchSection> = {
   "healthz-under-load": healthzUnderLoad,
   "embed-cost": embedCost,
   "cli-start": cliStart,
+  "read-cost": readCost,
+  "operator-sweeps": operatorSweeps,
 };
 
 function selected(): [string, BenchSection][] {
