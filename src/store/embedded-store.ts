@@ -5,10 +5,11 @@ import Database from "better-sqlite3";
 import type { Logger } from "../core/deps.js";
 import type { MemoryRecord, ScoredRecord } from "../core/record.js";
 import type { Subject } from "../core/subject.js";
-import { decodeRecord, encodeRecord } from "./codec.js";
+import { decodeRecord, encodeRecord, type IndexedColumns } from "./codec.js";
 import { lexicalTokens } from "./lexical.js";
 import { citationKey, matches, readable, type RecordAttrs } from "./record-filter.js";
 import { SCHEMA_SQL } from "./sqlite-schema.js";
+import { upgradeLayout } from "./sqlite-layout.js";
 import type { ImportRow, ListPage, RecordQuery, ResolveResult, SchemaHistogram, Store, StorePart } from "./store.js";
 import { isUuid } from "./uuid.js";
 import { META_DATABASE_ID } from "./meta-keys.js";
@@ -17,6 +18,23 @@ import type { MigrationStore, PassSource, RowRewrite, VersionedRow, WriteOutcome
 import type { Payload } from "./migrations/step.js";
 import { VectorIndex, type SnapshotOrigin, type VectorFilter, type VectorHit } from "./vector-index.js";
 import { AccessCoalescer, type AccessEntry } from "./access-coalescer.js";
+
+/** Every column writeRecord sets besides the id, in binding order. */
+const UPDATE_COLUMNS = [
+  "short_id",
+  "owner",
+  "scope",
+  "visibility",
+  "category",
+  "kind",
+  "created_at",
+  "not_before",
+  "not_after",
+  "superseded_by",
+  "archived_at",
+  "schema_version",
+  "payload",
+] as const satisfies readonly (keyof IndexedColumns)[];
 
 /** A row's indexed columns as stored, for an update that may leave unchanged ones (and their index) alone. */
 type StoredIndexed = { short_id: string | null; schema_version: number | null };
@@ -118,6 +136,7 @@ export class EmbeddedStore implements Store, MigrationStore {
     this.db.pragma("journal_mode = WAL");
     this.db.pragma("synchronous = NORMAL");
     this.db.pragma("busy_timeout = 5000");
+    upgradeLayout(this.db, this.log);
     this.db.exec(SCHEMA_SQL);
   }
 
@@ -417,8 +436,8 @@ export class EmbeddedStore implements Store, MigrationStore {
     const vecChanged = new Map<number, boolean>();
     for (const c of changes) vecChanged.set(c.rid, (vecChanged.get(c.rid) ?? false) || c.vec !== 0);
     this.lastSeq = changes[changes.length - 1]!.seq;
-    const withVector = this.db.prepare(`SELECT ${ATTR_COLUMNS}, vector FROM records WHERE rid = ?`);
-    const attrsOnly = this.db.prepare(`SELECT ${ATTR_COLUMNS} FROM records WHERE rid = ?`);
+    const withVector = this.stmt(`SELECT ${ATTR_COLUMNS}, (SELECT vector FROM vectors v WHERE v.rid = records.rid) AS vector FROM records WHERE rid = ?`);
+    const attrsOnly = this.stmt(`SELECT ${ATTR_COLUMNS} FROM records WHERE rid = ?`);
     for (const [rid, vec] of vecChanged) {
       const row = (vec ? withVector : attrsOnly).get(rid) as (Row & { vector?: Buffer | null }) | undefined;
       this.dropAttrs(rid);
@@ -531,7 +550,7 @@ export class EmbeddedStore implements Store, MigrationStore {
   }
 
   async vectorOf(id: string): Promise<Float32Array | undefined> {
-    const row = this.db.prepare("SELECT vector FROM records WHERE id = ?").get(id) as { vector: Buffer | null } | undefined;
+    const row = this.stmt("SELECT v.vector FROM records r JOIN vectors v ON v.rid = r.rid WHERE r.id = ?").get(id) as { vector: Buffer } | undefined;
     return row?.vector ? toFloat32(row.vector) : undefined;
   }
 
@@ -554,7 +573,8 @@ export class EmbeddedStore implements Store, MigrationStore {
    * told the row's indexed columns as they are now (`{ stored }`) leaves an
    * index alone when its column keeps its value: naming a column in SET
    * rewrites its index entry anyway, which for a sweep or an access flush
-   * is an extra page write per record.
+   * is an extra page write per record. The vector, when given, goes to its
+   * own table, so a write without one never touches it.
    */
   writeRecord(
     record: MemoryRecord,
@@ -563,26 +583,31 @@ export class EmbeddedStore implements Store, MigrationStore {
     mode: "upsert" | "update" | { stored: StoredIndexed } = "upsert",
   ): boolean {
     const c = version === undefined ? encodeRecord(record) : encodeRecord(record, version);
-    const blob = vector ? Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength) : undefined;
-    const set = `short_id = @short_id, owner = @owner, scope = @scope, visibility = @visibility, category = @category,
-      kind = @kind, created_at = @created_at, not_before = @not_before, not_after = @not_after,
-      superseded_by = @superseded_by, archived_at = @archived_at, schema_version = @schema_version, payload = @payload`;
     if (mode !== "upsert") {
       const stored = typeof mode === "object" ? mode.stored : undefined;
-      let columns = set;
-      if (stored && stored.short_id === c.short_id) columns = columns.replace("short_id = @short_id, ", "");
-      if (stored && stored.schema_version === c.schema_version) columns = columns.replace(", schema_version = @schema_version", "");
-      return this.stmt(`UPDATE records SET ${columns}, vector = coalesce(@vector, vector) WHERE id = @id`).run({ ...c, vector: blob ?? null }).changes > 0;
+      const keepShort = stored !== undefined && stored.short_id === c.short_id;
+      const keepVersion = stored !== undefined && stored.schema_version === c.schema_version;
+      const cols = UPDATE_COLUMNS.filter((k) => !(keepShort && k === "short_id") && !(keepVersion && k === "schema_version"));
+      const args: unknown[] = cols.map((k) => c[k]);
+      args.push(c.id);
+      const found = this.stmt(`UPDATE records SET ${cols.map((k) => `${k} = ?`).join(", ")} WHERE id = ?`).run(args).changes > 0;
+      if (found && vector) this.writeVector(c.id, vector);
+      return found;
     }
     this.stmt(
-        `INSERT INTO records (id, short_id, owner, scope, visibility, category, kind, created_at, not_before, not_after,
-           superseded_by, archived_at, schema_version, payload, vector)
-         VALUES (@id, @short_id, @owner, @scope, @visibility, @category, @kind, @created_at, @not_before, @not_after,
-           @superseded_by, @archived_at, @schema_version, @payload, @vector)
-         ON CONFLICT(id) DO UPDATE SET ${set.replace(/@(\w+)/g, "excluded.$1")},
-           vector = coalesce(excluded.vector, records.vector)`,
-      ).run({ ...c, vector: blob ?? null });
+      `INSERT INTO records (id, ${UPDATE_COLUMNS.join(", ")}) VALUES (?, ${UPDATE_COLUMNS.map(() => "?").join(", ")})
+       ON CONFLICT(id) DO UPDATE SET ${UPDATE_COLUMNS.map((k) => `${k} = excluded.${k}`).join(", ")}`,
+    ).run(c.id, ...UPDATE_COLUMNS.map((k) => c[k]));
+    if (vector) this.writeVector(c.id, vector);
     return true;
+  }
+
+  /** Part of writeRecord: the vector of the record row just written. */
+  private writeVector(id: string, vector: Float32Array): void {
+    this.stmt(
+      `INSERT INTO vectors (rid, vector) SELECT rid, ? FROM records WHERE id = ?
+       ON CONFLICT(rid) DO UPDATE SET vector = excluded.vector`,
+    ).run(Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength), id);
   }
 
   private readonly statements = new Map<string, Database.Statement>();
@@ -781,7 +806,7 @@ export class EmbeddedStore implements Store, MigrationStore {
     for (let i = 0; i < rids.length; i += IN_LIST_MAX) {
       const part = rids.slice(i, i + IN_LIST_MAX);
       const rows = this.db
-        .prepare(`SELECT rid, vector FROM records WHERE vector IS NOT NULL AND rid IN (${part.map(() => "?").join(",")})`)
+        .prepare(`SELECT rid, vector FROM vectors WHERE rid IN (${part.map(() => "?").join(",")})`)
         .all(...part) as { rid: number; vector: Buffer }[];
       out.push(...rows);
     }
