@@ -37,7 +37,7 @@ const UPDATE_COLUMNS = [
 ] as const satisfies readonly (keyof IndexedColumns)[];
 
 /** A row's indexed columns as stored, for an update that may leave unchanged ones (and their index) alone. */
-type StoredIndexed = { short_id: string | null; schema_version: number | null };
+type StoredIndexed = { short_id: string | null; schema_version: number | null; rid?: number };
 
 type ScopeStats = { byOwner: Map<string, number>; sharedByOwner: Map<string, number>; shared: number };
 
@@ -587,10 +587,23 @@ export class EmbeddedStore implements Store, MigrationStore {
       const stored = typeof mode === "object" ? mode.stored : undefined;
       const keepShort = stored !== undefined && stored.short_id === c.short_id;
       const keepVersion = stored !== undefined && stored.schema_version === c.schema_version;
-      const cols = UPDATE_COLUMNS.filter((k) => !(keepShort && k === "short_id") && !(keepVersion && k === "schema_version"));
-      const args: unknown[] = cols.map((k) => c[k]);
+      // A caller that read the row in this transaction names its rid: the
+      // primary key finds it without a walk of the id index.
+      const byRid = stored?.rid !== undefined;
+      const variant = (keepShort ? 1 : 0) | (keepVersion ? 2 : 0) | (byRid ? 4 : 0);
+      let update = this.updates[variant];
+      if (!update) {
+        const cols = UPDATE_COLUMNS.filter((k) => !(keepShort && k === "short_id") && !(keepVersion && k === "schema_version"));
+        update = this.updates[variant] = {
+          cols,
+          st: this.db.prepare(`UPDATE records SET ${cols.map((k) => `${k} = ?`).join(", ")} WHERE ${byRid ? "rid = ? AND " : ""}id = ?`),
+        };
+      }
+      const args: unknown[] = [];
+      for (const k of update.cols) args.push(c[k]);
+      if (byRid) args.push(stored!.rid);
       args.push(c.id);
-      const found = this.stmt(`UPDATE records SET ${cols.map((k) => `${k} = ?`).join(", ")} WHERE id = ?`).run(args).changes > 0;
+      const found = update.st.run(args).changes > 0;
       if (found && vector) this.writeVector(c.id, vector);
       return found;
     }
@@ -601,6 +614,9 @@ export class EmbeddedStore implements Store, MigrationStore {
     if (vector) this.writeVector(c.id, vector);
     return true;
   }
+
+  /** writeRecord's UPDATE statements, by which indexed columns they leave alone and how they find the row. */
+  private readonly updates: ({ cols: readonly (typeof UPDATE_COLUMNS)[number][]; st: Database.Statement } | undefined)[] = [];
 
   /** Part of writeRecord: the vector of the record row just written. */
   private writeVector(id: string, vector: Float32Array): void {
@@ -874,10 +890,10 @@ export class EmbeddedStore implements Store, MigrationStore {
    * its schema version.
    */
   addAccess(entries: readonly AccessEntry[]): void {
-    const get = this.stmt("SELECT short_id, schema_version, payload FROM records WHERE id = ?");
+    const get = this.stmt("SELECT rid, short_id, schema_version, payload FROM records WHERE id = ?");
     this.transaction(() => {
       for (const e of entries) {
-        const row = get.get(e.id) as { short_id: string | null; schema_version: number | null; payload: string } | undefined;
+        const row = get.get(e.id) as { rid: number; short_id: string | null; schema_version: number | null; payload: string } | undefined;
         if (!row) continue;
         const rec = JSON.parse(row.payload) as MemoryRecord;
         rec.access_count = (rec.access_count ?? 0) + e.count;
@@ -931,8 +947,26 @@ export class EmbeddedStore implements Store, MigrationStore {
     for (const r of rows) visit({ id: r.id, version: r.schema_version ?? 0, payload: JSON.parse(r.payload) as Payload });
   }
 
+  /**
+   * Counting the records above a version walks the whole index range, and a
+   * revert counts once per pass: over a large store that is quadratic. So the
+   * last count is kept with the change-log head it was true at, and a pass
+   * that finds the head unmoved (nothing else wrote in between) hands on the
+   * count less the rows it moved down; any other write forces a real count.
+   */
+  private aboveCount: { version: number; seq: number; n: number } | undefined;
+
+  private headSeq(): number {
+    return (this.stmt("SELECT coalesce(max(seq), 0) AS s FROM change_log").get() as { s: number }).s;
+  }
+
   countAbove(version: number): number {
-    return (this.stmt("SELECT count(*) AS n FROM records WHERE schema_version > ?").get(version) as { n: number }).n;
+    const seq = this.headSeq();
+    const known = this.aboveCount;
+    if (known && known.version === version && known.seq === seq) return known.n;
+    const n = (this.stmt("SELECT count(*) AS n FROM records WHERE schema_version > ?").get(version) as { n: number }).n;
+    this.aboveCount = { version, seq, n };
+    return n;
   }
 
   versionHistogramAbove(version: number): Map<number, number> {
@@ -951,28 +985,47 @@ export class EmbeddedStore implements Store, MigrationStore {
           LEFT JOIN records r ON r.rid = q.rid ORDER BY q.rid LIMIT ?`)
       : this.stmt("SELECT rid, id, short_id, schema_version, payload FROM records WHERE schema_version > ? LIMIT ?");
     const drop = pinned ? this.stmt("DELETE FROM temp.migrate_pending WHERE rid = ?") : undefined;
+    const dropRange = pinned ? this.stmt("DELETE FROM temp.migrate_pending WHERE rid >= ? AND rid <= ?") : undefined;
     const outcomes: WriteOutcome[] = [];
+    const known = this.aboveCount;
+    this.aboveCount = undefined;
+    let nextCount: typeof known;
     // Immediate, like transaction(): wait for a concurrent writer instead of failing.
     this.db
       .transaction(() => {
+        const counted = !pinned && known !== undefined && known.version === source.above && known.seq === this.headSeq();
         const rows = (pinned ? read.all(limit) : read.all(source.above, limit)) as Read[];
+        // The rows are the head of the backlog in rid order, so when every one
+        // of them leaves it, one range delete drops them all.
+        const failed: number[] = [];
+        let last: number | undefined;
         for (const r of rows) {
           const v = r.schema_version ?? 0;
-          if (pinned && (r.payload === null || (r.schema_version !== null && v >= source.pinnedBelow))) {
-            drop!.run(r.rid);
-            continue;
+          if (!(pinned && (r.payload === null || (r.schema_version !== null && v >= source.pinnedBelow)))) {
+            const next = rewrite({ id: r.id!, version: v, payload: JSON.parse(r.payload!) as Payload });
+            if (next === undefined) break;
+            try {
+              outcomes.push(this.writeRecord(next as unknown as MemoryRecord, undefined, version, { stored: r }) ? "ok" : "gone");
+            } catch (err) {
+              outcomes.push(err as Error);
+              // A write that failed leaves its record pending, so the next pass retries it.
+              failed.push(r.rid);
+            }
           }
-          const next = rewrite({ id: r.id!, version: v, payload: JSON.parse(r.payload!) as Payload });
-          if (next === undefined) break;
-          try {
-            outcomes.push(this.writeRecord(next as unknown as MemoryRecord, undefined, version, { stored: r }) ? "ok" : "gone");
-            drop?.run(r.rid);
-          } catch (err) {
-            outcomes.push(err as Error);
-          }
+          last = r.rid;
+        }
+        if (pinned && last !== undefined) {
+          if (failed.length === 0) dropRange!.run(rows[0]!.rid, last);
+          else for (const r of rows) if (r.rid <= last && !failed.includes(r.rid)) drop!.run(r.rid);
+        }
+        if (counted && !pinned && version <= source.above) {
+          const moved = outcomes.filter((o) => o === "ok").length;
+          nextCount = { version: source.above, seq: this.headSeq(), n: known.n - moved };
         }
       })
       .immediate();
+    // Only a committed pass hands its count on.
+    this.aboveCount = nextCount;
     this.afterWrite();
     return outcomes;
   }
