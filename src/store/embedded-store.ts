@@ -381,7 +381,7 @@ export class EmbeddedStore implements Store, MigrationStore {
     this.scopeStats.clear();
     this.gatedRids.clear();
     this.lastSeq = (this.db.prepare("SELECT coalesce(max(seq), 0) AS s FROM change_log").get() as { s: number }).s;
-    this.dataVersion = this.db.pragma("data_version", { simple: true }) as number;
+    this.dataVersion = this.readDataVersion();
     this.mirrorCursor = 0;
   }
 
@@ -413,6 +413,14 @@ export class EmbeddedStore implements Store, MigrationStore {
   /** The last rid read while a mirror load is under way; undefined otherwise. */
   private mirrorCursor: number | undefined;
 
+  private dataVersionStmt: Database.Statement | undefined;
+
+  /** Every read asks this, so the statement is prepared once: db.pragma() prepares it anew on each call. */
+  private readDataVersion(): number {
+    this.dataVersionStmt ??= this.db.prepare("PRAGMA data_version").pluck();
+    return this.dataVersionStmt.get() as number;
+  }
+
   /** Catches up with writes from this and other connections. */
   private sync(force = false): void {
     if (!this.mirrorLoaded) {
@@ -424,10 +432,10 @@ export class EmbeddedStore implements Store, MigrationStore {
       // data_version alone; replay the change log unconditionally.
       force = true;
     }
-    const dv = this.db.pragma("data_version", { simple: true }) as number;
+    const dv = this.readDataVersion();
     if (!force && dv === this.dataVersion) return;
     this.dataVersion = dv;
-    const changes = this.db.prepare("SELECT seq, rid, vec FROM change_log WHERE seq > ? ORDER BY seq").all(this.lastSeq) as {
+    const changes = this.stmt("SELECT seq, rid, vec FROM change_log WHERE seq > ? ORDER BY seq").all(this.lastSeq) as {
       seq: number;
       rid: number;
       vec: number;
@@ -530,18 +538,38 @@ export class EmbeddedStore implements Store, MigrationStore {
   }
 
   async getReadable(id: string, subject: Subject): Promise<MemoryRecord | undefined> {
-    this.sync();
-    const rid = this.ridById.get(id);
-    const a = rid === undefined ? undefined : this.attrs.get(rid);
-    if (!a || !readable(a, { subject })) return undefined;
-    return this.payloadOf(a.rid);
+    return this.pointRead(id, (a) => readable(a, { subject }));
   }
 
   async getOwned(id: string, subject: Subject): Promise<MemoryRecord | undefined> {
+    return this.pointRead(id, (a) => readable(a, { subject, ownerOnly: true }));
+  }
+
+  /**
+   * One record by id, if the mirror admits it. With the mirror loaded, the
+   * payload and the database's data_version are read by one statement (one
+   * read transaction, one snapshot): an unchanged version proves the mirror
+   * was current for that snapshot, so a read costs one statement instead of
+   * a version check followed by a payload read. Anything else catches up
+   * first, as every read does.
+   */
+  private pointRead(id: string, admits: (a: RecordAttrs) => boolean): MemoryRecord | undefined {
+    if (this.mirrorLoaded) {
+      const rid = this.ridById.get(id);
+      const a = rid === undefined ? undefined : this.attrs.get(rid);
+      if (a && admits(a)) {
+        const row = this.stmt("SELECT payload, (SELECT data_version FROM pragma_data_version) AS dv FROM records WHERE rid = ?").get(a.rid) as
+          | { payload: string; dv: number }
+          | undefined;
+        if (row && row.dv === this.dataVersion) return decodeRecord(row.payload);
+      } else if (this.readDataVersion() === this.dataVersion) {
+        return undefined;
+      }
+    }
     this.sync();
     const rid = this.ridById.get(id);
     const a = rid === undefined ? undefined : this.attrs.get(rid);
-    if (!a || !readable(a, { subject, ownerOnly: true })) return undefined;
+    if (!a || !admits(a)) return undefined;
     return this.payloadOf(a.rid);
   }
 
