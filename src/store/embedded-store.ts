@@ -947,6 +947,7 @@ export class EmbeddedStore implements Store, MigrationStore {
    * and counting the backlog costs nothing like a scan of the store.
    */
   pinBelow(target: number): number {
+    this.tuneForSweep();
     this.db.exec(`CREATE TEMP TABLE IF NOT EXISTS migrate_pin (rid INTEGER PRIMARY KEY);
       CREATE TEMP TABLE IF NOT EXISTS migrate_pending (rid INTEGER PRIMARY KEY);
       DELETE FROM temp.migrate_pin; DELETE FROM temp.migrate_pending;`);
@@ -998,13 +999,33 @@ export class EmbeddedStore implements Store, MigrationStore {
   }
 
   versionHistogramAbove(version: number): Map<number, number> {
+    this.tuneForSweep();
     const rows = this.db
       .prepare("SELECT schema_version AS v, count(*) AS n FROM records WHERE schema_version > ? GROUP BY schema_version")
       .all(version) as { v: number; n: number }[];
     return new Map(rows.map((r) => [r.v, r.n]));
   }
 
+  /** Set once this connection has run a sweep pass. */
+  private sweeping = false;
+
+  /**
+   * A sweep rewrites every page of the table and, minting short ids, random
+   * pages of an index. Checkpointing at SQLite's default 1000 WAL pages
+   * would copy and fsync the same pages again and again; at 16384 (64 MiB
+   * of WAL) and with a 64 MiB page cache a page is mostly written back once.
+   * Commits, and what a crash keeps, are unchanged. For this connection
+   * only, from its first sweep call on.
+   */
+  private tuneForSweep(): void {
+    if (this.sweeping) return;
+    this.db.pragma("wal_autocheckpoint = 16384");
+    this.db.pragma("cache_size = -65536");
+    this.sweeping = true;
+  }
+
   rewritePass(source: PassSource, limit: number, version: number, rewrite: RowRewrite): WriteOutcome[] {
+    this.tuneForSweep();
     type Read = { rid: number; id: string | null; short_id: string | null; schema_version: number | null; payload: string | null };
     const pinned = "pinnedBelow" in source;
     // Pinned: the head of the pending backlog, with rows gone meanwhile (id null) kept so they can be dropped.
