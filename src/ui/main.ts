@@ -39,39 +39,45 @@ async function route(): Promise<void> {
   renderNav(page);
   const view = h("div", {});
   replace(main, view);
-  const decoded = decodeURIComponent(arg);
-  switch (page) {
-    case "sign-in":
-      await signInPage(view);
-      break;
-    case "records":
-      await recordsPage(view, decoded, params);
-      break;
-    case "search":
-      await searchPage(view, params);
-      break;
-    case "record":
-      await recordPage(view, decoded);
-      break;
-    case "archive":
-      await archivePage(view);
-      break;
-    case "migrations":
-      await migrationsPage(view);
-      break;
-    case "spine-review":
-      await spineReviewPage(view);
-      break;
-    default:
-      await scopesPage(view);
-  }
+  const rendered = render(page, view, decoded(arg), params);
+  // Every page puts its heading up before it waits for data; focusing it now
+  // leaves a rejection free to move focus to the field it names.
+  if (!firstRender) view.querySelector<HTMLElement>("h1")?.focus();
+  await rendered;
   if (mine !== generation) return;
   document.title = `${view.querySelector("h1")?.textContent ?? "Console"} · engram`;
   if (firstRender) {
     firstRender = false;
     performance.mark(FIRST_RENDER_MARK);
-  } else {
-    view.querySelector<HTMLElement>("h1")?.focus();
+  }
+}
+
+function decoded(arg: string): string {
+  try {
+    return decodeURIComponent(arg);
+  } catch {
+    return arg;
+  }
+}
+
+function render(page: string, view: HTMLElement, arg: string, params: URLSearchParams): Promise<void> {
+  switch (page) {
+    case "sign-in":
+      return signInPage(view);
+    case "records":
+      return recordsPage(view, arg, params);
+    case "search":
+      return searchPage(view, params);
+    case "record":
+      return recordPage(view, arg);
+    case "archive":
+      return archivePage(view);
+    case "migrations":
+      return migrationsPage(view);
+    case "spine-review":
+      return spineReviewPage(view);
+    default:
+      return scopesPage(view);
   }
 }
 

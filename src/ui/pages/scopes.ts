@@ -17,7 +17,7 @@ export async function scopesPage(main: HTMLElement): Promise<void> {
             h(
               "table",
               { id: "scopes" },
-              h("caption", {}, "Recall-visible records you may read, per scope"),
+              h("caption", {}, "Records you may read, per scope (no recall gate: archived, superseded and windowed records count too)"),
               h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Scope"), h("th", { scope: "col", class: "num" }, "Records"))),
               h(
                 "tbody",
