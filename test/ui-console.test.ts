@@ -13,11 +13,11 @@ const TOKEN = "tok-console";
 const SCOPE = "repo:console";
 const WIDTHS = [
   { name: "1280", width: 1280, height: 900, isMobile: false },
-  { name: "phone", width: 390, height: 844, isMobile: true },
+  { name: "phone", width: 390, height: 844, isMobile: false },
 ] as const;
 
-/** Debian's chromium (what .ci/run installs), or another named by ENGRAM_TEST_CHROMIUM. */
-const CANDIDATES = [process.env.ENGRAM_TEST_CHROMIUM, "/usr/bin/chromium", "/usr/bin/chromium-browser"].filter((p): p is string => !!p);
+/** Debian's chromium (what .ci/run installs), unless ENGRAM_TEST_CHROMIUM names another binary. */
+const CANDIDATES = process.env.ENGRAM_TEST_CHROMIUM ? [process.env.ENGRAM_TEST_CHROMIUM] : ["/usr/bin/chromium", "/usr/bin/chromium-browser"];
 const BROWSER = CANDIDATES.find((p) => existsSync(p));
 const SKIP_REASON = `skipped: no Chromium at ${CANDIDATES.join(" or ")} (.ci/run installs Debian's chromium; set ENGRAM_TEST_CHROMIUM to another binary)`;
 if (!BROWSER) console.warn(`ui-console browser test ${SKIP_REASON}`);
@@ -177,6 +177,20 @@ describe.skipIf(!BROWSER)(`the console in headless Chromium${BROWSER ? "" : ` ($
     expect(await page.$eval('#results [data-gate="archived"]', (e) => e.textContent)).toBe("0");
     const listed = await server.client(TOKEN).listMemories({ scope: SCOPE });
     expect(listed.memories.map((m) => m.id)).toContain(id);
+  });
+
+  it("pages the list one record at a time with the offset links", async () => {
+    await go(`#/records/${encodeURIComponent(SCOPE)}?limit=1`, "#results tbody tr");
+    const first = await rowIds();
+    expect(first).toHaveLength(1);
+    expect(await page.$eval("#total", (e) => e.textContent)).toBe("2");
+    await page.click("#results .pager a");
+    await page.waitForFunction((was) => {
+      const ids = [...document.querySelectorAll("#results tbody tr")].map((r) => r.getAttribute("data-id"));
+      return ids.length === 1 && ids[0] !== was;
+    }, {}, first[0]);
+    expect(await page.$$eval("#results .pager a", (as) => as.map((a) => a.textContent))).toEqual(["Previous page"]);
+    await go(`#/records/${encodeURIComponent(SCOPE)}`, `#results tr[data-id="${id}"]`);
   });
 
   it("highlights the field a bad filter names, with the hint's meaning and remedy from the vocabulary and the detail", async () => {
