@@ -197,7 +197,6 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const { auth, log } = opts;
   const requestTimeoutMs = opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   const loopback = isLoopbackHost(host);
-  const consoleDir = opts.consoleDir ?? defaultConsoleDir();
   /** Filled in once the port is known. */
   const allowed = new Set<string>(opts.allowedOrigins ?? []);
 
@@ -304,7 +303,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         return;
       }
       if (isConsolePath(path)) {
-        serveConsole(consoleDir, req.method, path, res as ServerResponse);
+        serveConsole(opts.consoleDir ?? defaultConsoleDir(), req.method, path, res as ServerResponse);
         return;
       }
       opts.connect(req, res);

@@ -8,11 +8,12 @@ import { copyFile, mkdir, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { build } from "esbuild";
-import { defaultConsoleDir } from "./console-route.js";
 
 const HERE = fileURLToPath(new URL(".", import.meta.url));
+/** Where the server looks first: dist/ui under the package root. */
+export const CONSOLE_OUT_DIR = join(HERE, "..", "..", "dist", "ui");
 
-export async function buildConsole(outDir: string = defaultConsoleDir()): Promise<{ name: string; bytes: number }[]> {
+export async function buildConsole(outDir: string = CONSOLE_OUT_DIR): Promise<{ name: string; bytes: number }[]> {
   await rm(outDir, { recursive: true, force: true });
   await mkdir(outDir, { recursive: true });
   await build({

@@ -32,19 +32,21 @@ const CSP =
  */
 const FILE_NAME = /^[a-z0-9][a-z0-9-]*\.(html|js|css|svg)$/;
 
-/** The package root: the nearest folder above this module holding package.json (src/, dist/src/ or a bundle in dist/). */
-function packageRoot(): string {
+/**
+ * dist/ui under the nearest folder above this module that has one: the same
+ * answer whether this runs from src/ (tsx), dist/src/ (tsc) or a bundle in
+ * dist/. Unbuilt, the working directory's dist/ui, whose absence the route
+ * reports.
+ */
+export function defaultConsoleDir(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
-    if (existsSync(join(dir, "package.json"))) return dir;
+    const candidate = join(dir, "dist", "ui");
+    if (existsSync(join(candidate, "index.html"))) return candidate;
     const up = dirname(dir);
-    if (up === dir) return process.cwd();
+    if (up === dir) return join(process.cwd(), "dist", "ui");
     dir = up;
   }
-}
-
-export function defaultConsoleDir(): string {
-  return join(packageRoot(), "dist", "ui");
 }
 
 /** True when the path belongs to the console (`/`, `/ui`, `/ui/…`). */
