@@ -129,6 +129,15 @@ describe.skipIf(!BROWSER)(`the console in headless Chromium${BROWSER ? "" : ` ($
     expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
   });
 
+  it("refuses to continue without a token on a server that has tokens", async () => {
+    await page.reload();
+    await page.waitForSelector("#anonymous");
+    expect(await page.$("[role=alert]:not([hidden])")).toBeNull();
+    await page.click("#anonymous");
+    await page.waitForFunction(() => document.querySelector("[role=alert]:not([hidden])")?.textContent?.includes("a valid bearer token is required"));
+    expect(await page.evaluate(() => [location.hash, sessionStorage.length])).toEqual(["#/sign-in", 0]);
+  });
+
   it("signs in with the token, keeps it in session storage only, and lists the scope with its count", async () => {
     await page.$eval("#sign-in [name=token]", (e) => ((e as HTMLInputElement).value = ""));
     await page.type("#sign-in [name=token]", TOKEN);
@@ -245,6 +254,22 @@ describe.skipIf(!BROWSER)(`the console in headless Chromium${BROWSER ? "" : ` ($
     await go("#/spine-review", "#spine");
     expect(await page.$eval("#no-rpc", (e) => e.textContent)).toContain("no spine-review RPC");
     await shoot("spine-review");
+  });
+
+  it("continues without a token on an anonymous server", async () => {
+    const anonymous = await startTestServer();
+    // A new tab: its session storage starts empty.
+    const tab = await browser.newPage();
+    try {
+      await tab.goto(`${anonymous.url}/ui/`);
+      await tab.waitForSelector("#anonymous");
+      await tab.click("#anonymous");
+      await tab.waitForSelector("#scopes, #main .empty");
+      expect(await tab.evaluate(() => [location.hash, sessionStorage.getItem("engram.console.token")])).toEqual(["#/scopes", ""]);
+    } finally {
+      await tab.close();
+      await anonymous.close();
+    }
   });
 
   it("reports the time to first render of the scopes page (printed, not asserted)", async () => {
