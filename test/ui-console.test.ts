@@ -253,6 +253,8 @@ describe.skipIf(!BROWSER)(`the console in headless Chromium${BROWSER ? "" : ` ($
     await shoot("archive");
     await go("#/spine-review", "#spine");
     expect(await page.$eval("#no-rpc", (e) => e.textContent)).toContain("no spine-review RPC");
+    // Three readable records: one live, one archived just now, one superseded.
+    expect(await page.$$eval("#spine tbody td", (tds) => tds.map((t) => t.textContent))).toEqual([SCOPE, "3", "1", "2"]);
     await shoot("spine-review");
   });
 

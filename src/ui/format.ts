@@ -22,7 +22,7 @@ export function hiddenSummary(g: RecallGateHidden | undefined): HTMLElement {
   return h(
     "p",
     { class: "gate-hidden" },
-    "Hidden by the recall gate (recall_gate_hidden): ",
+    "Hidden by the recall gate in this page (recall_gate_hidden): ",
     h("strong", { "data-gate": "total" }, n(g?.total)),
     " total; archived ",
     h("span", { "data-gate": "archived" }, n(g?.archived)),

@@ -6,8 +6,9 @@ import { rejectionBox, showRejection } from "../rejection.js";
  * spine-review scan has no RPC: it is an operator verb that opens the store
  * directly and reads every owner's records. The console adds no second API,
  * so this page says so and shows what the caller's own view holds: per
- * scope, the recall-visible total and what the recall gate hides (one
- * ListMemories call per scope, limit 1).
+ * scope, the readable count (ListScopes, no recall gate), the recall-visible
+ * total and the total with every gate lifted (ListMemories totals are exact
+ * counts before paging, so limit 1 is enough).
  */
 const MAX_SCOPES = 50;
 
@@ -28,9 +29,11 @@ export async function spineReviewPage(main: HTMLElement): Promise<void> {
     const scopes = (await engram.listScopes({})).scopes.slice(0, MAX_SCOPES);
     const rows = await Promise.all(
       scopes.map(async (s) => {
-        const r = await engram.listMemories({ scope: s.scope, limit: 1n });
-        const g = r.recallGateHidden;
-        return [s.scope, r.total, g?.archived ?? 0n, g?.superseded ?? 0n, g?.expired ?? 0n, g?.scheduled ?? 0n] as const;
+        const [visible, lifted] = await Promise.all([
+          engram.listMemories({ scope: s.scope, limit: 1n }),
+          engram.listMemories({ scope: s.scope, limit: 1n, includeArchived: true, includeSuperseded: true, includeScheduled: true }),
+        ]);
+        return [s.scope, s.count, visible.total, lifted.total - visible.total] as const;
       }),
     );
     main.append(
@@ -40,8 +43,8 @@ export async function spineReviewPage(main: HTMLElement): Promise<void> {
         h(
           "table",
           { id: "spine" },
-          h("caption", {}, "Your readable records per scope: recall-visible, and hidden by the recall gate"),
-          h("thead", {}, h("tr", {}, ...["Scope", "Visible", "Archived", "Superseded", "Expired", "Scheduled"].map((c, i) => h("th", { scope: "col", class: i > 0 ? "num" : null }, c)))),
+          h("caption", {}, "Your readable records per scope"),
+          h("thead", {}, h("tr", {}, ...["Scope", "Readable", "Recall-visible", "Hidden by the recall gate"].map((c, i) => h("th", { scope: "col", class: i > 0 ? "num" : null }, c)))),
           h(
             "tbody",
             {},
@@ -51,6 +54,7 @@ export async function spineReviewPage(main: HTMLElement): Promise<void> {
           ),
         ),
       ),
+      h("p", { class: "note" }, "Hidden means archived, superseded, scheduled or expired; the records page shows each kind with its toggle."),
     );
   } catch (err) {
     showRejection(errors, err);
