@@ -1,12 +1,15 @@
+import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HINT_TABLE } from "../src/argerror/index.js";
 import { buildConsole } from "../src/ui/build.js";
 import { startTestServer, type TestServer } from "./helpers/engram-server.js";
 
+const run = promisify(execFile);
 const ROOT = new URL("..", import.meta.url).pathname;
 const ARTIFACTS = join(ROOT, "test-artifacts", "ui");
 const TOKEN = "tok-console";
@@ -53,6 +56,15 @@ describe("the console's routes on the API's own port", () => {
     // The vocabulary is shipped in the bundle, not fetched or retyped.
     expect(await js.text()).toContain(HINT_TABLE.format.remedy);
     expect((await fetch(`${server.url}/ui/app.css`)).headers.get("content-type")).toBe("text/css; charset=utf-8");
+  });
+
+  it("answers HEAD with the headers alone, and serves the same page over cleartext HTTP/2", async () => {
+    const head = await fetch(`${server.url}/ui/app.js`, { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect(Number(head.headers.get("content-length"))).toBeGreaterThan(0);
+    expect(await head.text()).toBe("");
+    const { stdout } = await run("curl", ["-sS", "--http2-prior-knowledge", "-o", "/dev/null", "-w", "%{http_version} %{http_code} %{content_type}", `${server.url}/ui/`]);
+    expect(stdout).toBe("2 200 text/html; charset=utf-8");
   });
 
   it("answers 404 for anything that is not a built file, 405 for other methods, and 403 for a foreign Origin", async () => {
