@@ -17,6 +17,8 @@
  *   GET|HEAD /healthz   → 200 {"status":"ok"} (liveness: the process answers)
  *   GET|HEAD /readyz    → 200 {"status":"ready"}, or 503 {"status":"not_ready","waiting":[…]}
  *   <mcpPath>           → bearer check, then the MCP handler
+ *   GET|HEAD / and /ui  → 302 to /ui/, the operator console (static files, see src/ui)
+ *   GET|HEAD /ui/…      → the console's built files
  *   everything else     → the Connect handler (which answers 404 itself)
  */
 import http from "node:http";
@@ -28,6 +30,7 @@ import net from "node:net";
 import { authenticateRequest } from "./connect/request-auth.js";
 import type { TokenAuth } from "./core/static-tokens.js";
 import type { Subject } from "./core/subject.js";
+import { defaultConsoleDir, isConsolePath, serveConsole } from "./ui/console-route.js";
 
 export type AnyRequest = IncomingMessage | Http2ServerRequest;
 export type AnyResponse = ServerResponse | Http2ServerResponse;
@@ -52,6 +55,8 @@ export type ServerOptions = {
   allowedOrigins?: readonly string[];
   /** How long a request may take to arrive in full, headers and body; default REQUEST_TIMEOUT_MS. */
   requestTimeoutMs?: number;
+  /** The built console (`npm run build:ui`); default dist/ui under the package root. */
+  consoleDir?: string;
 };
 
 export const ALLOWED_ORIGINS_ENV = "ENGRAM_ALLOWED_ORIGINS";
@@ -295,6 +300,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         }
         subjects.set(req, subject);
         opts.mcp(req, res);
+        return;
+      }
+      if (isConsolePath(path)) {
+        serveConsole(opts.consoleDir ?? defaultConsoleDir(), req.method, path, res as ServerResponse);
         return;
       }
       opts.connect(req, res);
