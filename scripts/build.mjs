@@ -1,0 +1,48 @@
+// Builds the shipped engram into dist/: one ES module bundle per entry point
+// (the CLI and the embedding worker), with the pure-JavaScript libraries
+// bundled in. A start then reads a handful of files instead of several
+// hundred small modules, which is most of what a short verb costs.
+// Plain JavaScript on purpose: `npm ci` runs this through `prepare`, before
+// anything could compile TypeScript. Type checking is `tsc --noEmit -p .`.
+import { rmSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+
+// Kept out of the bundle and loaded from node_modules at run time: native
+// addons, and packages that read files next to their own code (model
+// weights, WebAssembly) or that only the heavy lanes need.
+export const EXTERNAL = ["better-sqlite3", "usearch", "@energetic-ai/*", "@tensorflow/*", "tsx"];
+
+export async function buildDist() {
+  // Chunk names carry a content hash, so a rebuild would otherwise leave
+  // yesterday's chunks (and any older layout) lying next to today's.
+  rmSync(new URL("../dist", import.meta.url), { recursive: true, force: true });
+  await build({
+    absWorkingDir: root,
+    // The worker pool starts `./embed-worker.js` next to its own module, and
+    // every chunk sits in dist/ itself, so the worker entry lands beside it.
+    entryPoints: { engram: "cmd/engram.ts", "embed-worker": "src/embed/embed-worker.ts" },
+    outdir: "dist",
+    entryNames: "[name]",
+    chunkNames: "[name]-[hash]",
+    bundle: true,
+    // Lazy `await import()`s of a verb stay lazy: each becomes a chunk of its own.
+    splitting: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    external: EXTERNAL,
+    // CommonJS libraries bundled into an ES module still call require() for
+    // Node built-ins; give every chunk one.
+    banner: { js: 'import { createRequire as __engramRequire } from "node:module";\nconst require = __engramRequire(import.meta.url);' },
+    // Whitespace and syntax only: identifiers keep their names, so stack
+    // traces and anything that reads a function or class name stay readable.
+    minifyWhitespace: true,
+    minifySyntax: true,
+    logLevel: "warning",
+  });
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await buildDist();
