@@ -55,7 +55,7 @@ export type ServerOptions = {
   allowedOrigins?: readonly string[];
   /** How long a request may take to arrive in full, headers and body; default REQUEST_TIMEOUT_MS. */
   requestTimeoutMs?: number;
-  /** The built console (`npm run build:ui`); default dist/ui under the package root. */
+  /** The built console (`npm run build`); default dist/ui under the package root. */
   consoleDir?: string;
 };
 

@@ -1,16 +1,16 @@
 import { execFile } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HINT_TABLE } from "../src/argerror/index.js";
-import { buildConsole } from "../src/ui/build.js";
 import { startTestServer, type TestServer } from "./helpers/engram-server.js";
 
 const run = promisify(execFile);
 const ROOT = new URL("..", import.meta.url).pathname;
+const CONSOLE_DIR = join(ROOT, "dist", "ui");
 const ARTIFACTS = join(ROOT, "test-artifacts", "ui");
 const TOKEN = "tok-console";
 const SCOPE = "repo:console";
@@ -28,9 +28,8 @@ if (!BROWSER) console.warn(`ui-console browser test ${SKIP_REASON}`);
 let server: TestServer;
 
 beforeAll(async () => {
-  // What `npm run build:ui` does, into the folder the server serves.
-  const files = await buildConsole();
-  const sizes = files.map((f) => `${f.name} ${f.bytes} B`).join(", ");
+  // The suite's global setup ran the build, which writes the console to dist/ui.
+  const sizes = readdirSync(CONSOLE_DIR).sort().map((name) => `${name} ${statSync(join(CONSOLE_DIR, name)).size} B`).join(", ");
   console.log(`console bundle: ${sizes}`);
   server = await startTestServer({ env: { ENGRAM_AUTH_TOKENS: `alice=${TOKEN}` } });
 });

@@ -1,6 +1,6 @@
 /**
  * The server side of the operator console: static files only. The page is
- * built at install time into dist/ui (`npm run build:ui`) and talks to the
+ * built at install time into dist/ui (`npm run build`) and talks to the
  * same Connect service as any other client, so these routes read nothing
  * from the store and need no token; every RPC the page makes is
  * authenticated, Origin-checked and limited like any other call.
@@ -77,7 +77,7 @@ export function serveConsole(dir: string, method: string | undefined, path: stri
   readFile(join(dir, name)).then(
     (body) => send(res, 200, CONTENT_TYPES[m[1]!]!, body, method),
     () => {
-      const text = name === "index.html" ? "the console is not built; run: npm run build:ui\n" : "not found\n";
+      const text = name === "index.html" ? "the console is not built; run: npm run build\n" : "not found\n";
       send(res, 404, "text/plain; charset=utf-8", text, method);
     },
   );
