@@ -22,6 +22,8 @@ export interface Route {
   readonly operation: string;
   /** Writes are what a read-only fault refuses. */
   readonly write: boolean;
+  /** `GET /` and the health probes answer bare, without the result envelope, as Qdrant does. */
+  readonly bare?: boolean;
   readonly handle: (ctx: RouteContext) => unknown;
 }
 
@@ -79,8 +81,8 @@ const r = (method: string, route: string, operation: string, write: boolean, han
  * purpose (removed in 1.19; the store must use `/points/query`), so they answer 404 everywhere.
  */
 export const ROUTES: readonly Route[] = [
-  r("GET", "/", "root", false, (ctx) => ({ title: "qdrant - vector search engine", version: ctx.version, commit: "fake" })),
-  r("GET", "/healthz", "healthz", false, () => "healthz check passed"),
+  { ...r("GET", "/", "root", false, (ctx) => ({ title: "qdrant - vector search engine", version: ctx.version, commit: "fake" })), bare: true },
+  { ...r("GET", "/healthz", "healthz", false, () => "healthz check passed"), bare: true },
   r("GET", "/collections", "get_collections", false, (ctx) => ({
     collections: [...ctx.state.collections.keys()].map((name) => ({ name })),
   })),

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { sendError, sendResult } from "./envelope.js";
+import { sendError, sendJson, sendResult } from "./envelope.js";
 import { FakeQdrantError } from "./fake-error.js";
 import { FakeState } from "./fake-state.js";
 import { FaultInjector, OUT_OF_DISK_MESSAGE, type Fault } from "./faults.js";
@@ -193,7 +193,11 @@ export async function startQdrantFake(options: QdrantFakeOptions = {}): Promise<
       sendError(res, started, error.httpStatus, error.message, error.headers);
     } else {
       rec.status = 200;
-      sendResult(res, started, result);
+      if (!matched.route.bare) sendResult(res, started, result);
+      else if (typeof result === "string") {
+        res.writeHead(200, { "content-type": "text/plain" });
+        res.end(result);
+      } else sendJson(res, 200, result);
     }
   };
 
