@@ -8,9 +8,9 @@ import type { Store } from "./store/store.js";
 import { META_EMBEDDER_IDENTITY } from "./store/meta-keys.js";
 import { stderrLogger } from "./logger.js";
 import { mcpHttpHandler } from "./mcp/http-handler.js";
+import { dataDirOf } from "./data-dir.js";
 
 export const DEFAULT_LISTEN_ADDR = "127.0.0.1:8080";
-export const DEFAULT_DATA_DIR = "./.engram";
 
 export class StartupError extends Error {
   override readonly name = "StartupError";
@@ -18,7 +18,7 @@ export class StartupError extends Error {
 
 /** Opens the configured store. The embedded store is the default and needs nothing else running. */
 export function openStore(env: NodeJS.ProcessEnv, dim: number, log?: Logger): Store {
-  return EmbeddedStore.open({ dataDir: env.ENGRAM_DATA_DIR || DEFAULT_DATA_DIR, dim, log });
+  return EmbeddedStore.open({ dataDir: dataDirOf(env), dim, log });
 }
 
 /**
@@ -40,7 +40,12 @@ export async function openEngram(opts: { env?: NodeJS.ProcessEnv; log?: Logger; 
   const limits = limitsFromEnv(env);
   const auth = loadTokenAuth(env);
   const embedder = opts.embedder ?? embedderFromEnv(env);
-  const store = opts.store ?? openStore(env, embedder.identity.dim, log);
+  let store = opts.store;
+  if (store === undefined) {
+    // Said before opening, so a directory that cannot be created is named in the log.
+    log.info("engram data directory", { data_dir: dataDirOf(env) });
+    store = openStore(env, embedder.identity.dim, log);
+  }
   await ensureEmbedderIdentity(store, embedder);
   const deps: CoreDeps = { store, embedder, limits, now: () => new Date(), log };
   return { core: createCore(deps), deps, auth, close: () => store.close() };
