@@ -9,6 +9,7 @@ import { META_EMBEDDER_IDENTITY } from "./store/meta-keys.js";
 import { stderrLogger } from "./logger.js";
 import { mcpHttpHandler } from "./mcp/http-handler.js";
 import { dataDirOf } from "./data-dir.js";
+import { accessLog, createMetrics } from "./observe/index.js";
 
 export const DEFAULT_LISTEN_ADDR = "127.0.0.1:8080";
 
@@ -61,11 +62,19 @@ export async function serve(opts: ServeOptions = {}): Promise<{ server: RunningS
   if (engram.auth.anonymous) {
     log.warn("no bearer tokens configured: running ANONYMOUS, every caller shares owner \"\"; set ENGRAM_AUTH_TOKENS or ENGRAM_AUTH_TOKENS_FILE");
   }
-  const connect = connectNodeHandler({ core: engram.core, log, auth: engram.auth, maxRequestBytes: maxRequestBytesFromEnv(env) }) as Handler;
+  const deps = engram.deps;
+  const metrics = createMetrics({
+    embedPressure: () => embedPressureOf(deps.embedder),
+    storeRecords: async () => (await deps.store.schemaHistogram()).total,
+    waiting: () => waitingParts(deps),
+  });
+  const observe = accessLog(log, metrics.observe);
+  const connect = connectNodeHandler({ core: engram.core, log, auth: engram.auth, maxRequestBytes: maxRequestBytesFromEnv(env), observe }) as Handler;
   const server = await startServer({
     listenAddr: opts.listenAddr ?? env.ENGRAM_LISTEN_ADDR ?? DEFAULT_LISTEN_ADDR,
     connect,
-    mcp: mcpHttpHandler(engram.core),
+    mcp: mcpHttpHandler(engram.core, observe),
+    metrics: metrics.render,
     auth: engram.auth,
     allowedOrigins: allowedOriginsFromEnv(env),
     requestTimeoutMs: requestTimeoutFromEnv(env),
@@ -87,6 +96,12 @@ export async function serve(opts: ServeOptions = {}): Promise<{ server: RunningS
       await engram.close();
     },
   };
+}
+
+/** The local model's queue; an embedder without one (OpenAI-compatible, fakes) has none to report. */
+function embedPressureOf(embedder: Embedder): { running: number; queued: number } | undefined {
+  const e = embedder as Embedder & { pressure?: () => { running: number; queued: number } };
+  return typeof e.pressure === "function" ? e.pressure() : undefined;
 }
 
 /** What /readyz names as not ready: the store's own parts, then the embedder. */
