@@ -35,7 +35,7 @@ describe("GET /metrics and the access log", () => {
     for (let i = 0; i < 4; i++) {
       await connect.storeMemory({ content: `budget filler ${i} `.repeat(40), scope: "repo:big", source: "user-said", category: "convention" });
     }
-    const tooLarge = await connect.listMemories({ scope: "repo:big", full: true, limit: 50 }).catch((e: unknown) => e);
+    const tooLarge = await connect.listMemories({ scope: "repo:big", full: true, limit: BigInt(50) }).catch((e: unknown) => e);
     expect(ConnectError.from(tooLarge).code).toBe(Code.ResourceExhausted);
   });
 

@@ -14,7 +14,8 @@ import type { RequestObserver } from "../observe/index.js";
 import { attachOutcome, outcomeInterceptor, type OutcomeSlot } from "./outcome-context.js";
 import { gateHandler } from "./request-gate.js";
 import { engramRoutes } from "./routes.js";
-import { resolvedSubject, subjectContextValues } from "./subject-context.js";
+import { reflectionRoutes } from "../reflection/index.js";
+import { resolvedSubject, subjectContextValues, subjectOf } from "./subject-context.js";
 
 export type ConnectHandlerOptions = {
   core: Core;
@@ -38,6 +39,12 @@ export function connectNodeHandler(opts: ConnectHandlerOptions): (req: NodeReque
   });
   engramRoutes(opts.core, opts.log)(router);
   const handlers = new Map(router.handlers.map((h) => [h.requestPath, gateHandler(h, { maxRequestBytes: opts.maxRequestBytes, log: opts.log })]));
+  // Reflection streams, so the unary gate (which reads one whole message)
+  // does not front it; the bearer check runs in the service before any read,
+  // and the router's readMaxBytes bounds each message.
+  const reflection = createConnectRouter({ readMaxBytes: opts.maxRequestBytes, interceptors: [outcomeInterceptor] });
+  reflectionRoutes((ctx) => void subjectOf(ctx))(reflection);
+  for (const h of reflection.handlers) handlers.set(h.requestPath, h);
   const contextValues = subjectContextValues(opts.auth);
 
   return (req, res) => {

@@ -28,12 +28,27 @@ export function noteOutcome(values: ContextValues | undefined, err: ConnectError
   if (cause instanceof ArgError) slot.hint = cause.hint;
 }
 
-/** Notes any error a service method throws; the error passes on unchanged. */
+/**
+ * Notes any error a service method throws, including one a streaming method
+ * (reflection) throws while its responses are read; the error passes on
+ * unchanged.
+ */
 export const outcomeInterceptor: Interceptor = (next) => async (req) => {
-  try {
-    return await next(req);
-  } catch (err) {
+  const note = (err: unknown): never => {
     noteOutcome(req.contextValues, ConnectError.from(err));
     throw err;
-  }
+  };
+  const res = await next(req).catch(note);
+  if (!res.stream) return res;
+  const messages = res.message;
+  return {
+    ...res,
+    message: (async function* () {
+      try {
+        yield* messages;
+      } catch (err) {
+        note(err);
+      }
+    })(),
+  };
 };
