@@ -25,6 +25,13 @@ describe("GET /metrics and the access log", () => {
     expect(ConnectError.from(rejected).code).toBe(Code.InvalidArgument);
     const unauthenticated = await server.client("wrong-token").listScopes({}).catch((e: unknown) => e);
     expect(ConnectError.from(unauthenticated).code).toBe(Code.Unauthenticated);
+    // A content type no protocol uses: the library answers 415 without reading the body.
+    const wrongType = await fetch(`${server.url}/engram.v1.EngramService/ListScopes`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOKEN}`, "content-type": "text/plain" },
+      body: "{}",
+    });
+    expect(wrongType.status).toBe(415);
 
     const ok = await mcp.callTool({ name: "store_memory", arguments: { content: "MCP clients speak JSON-RPC", scope: "repo:demo", source: "user-said", category: "convention" } });
     expect(ok.isError).toBeFalsy();
@@ -56,6 +63,7 @@ describe("GET /metrics and the access log", () => {
     expect(lines).toContain('engram_requests_total{lane="connect",procedure="StoreMemory",code="ok"} 6');
     expect(lines).toContain('engram_requests_total{lane="connect",procedure="StoreMemory",code="invalid_argument"} 1');
     expect(lines).toContain('engram_requests_total{lane="connect",procedure="ListScopes",code="unauthenticated"} 1');
+    expect(lines).toContain('engram_requests_total{lane="connect",procedure="ListScopes",code="unimplemented"} 1');
     expect(lines).toContain('engram_requests_total{lane="connect",procedure="ListMemories",code="resource_exhausted"} 1');
     expect(lines).toContain('engram_requests_total{lane="mcp",procedure="store_memory",code="ok"} 1');
     expect(lines).toContain('engram_requests_total{lane="mcp",procedure="store_memory",code="invalid_argument"} 1');
@@ -83,13 +91,14 @@ describe("GET /metrics and the access log", () => {
 
   it("writes one access-log line per request with lane, procedure, code, duration and owner, never content or tokens", () => {
     const access = server.log.lines.map((l) => JSON.parse(l) as LogLine).filter((l) => l.msg === "request");
-    // 7 StoreMemory + 1 ListScopes + 1 ListMemories on Connect, 2 tool calls on MCP.
-    expect(access).toHaveLength(11);
+    // 7 StoreMemory + 2 ListScopes + 1 ListMemories on Connect, 2 tool calls on MCP.
+    expect(access).toHaveLength(12);
     const rejected = access.find((l) => l.lane === "connect" && l.code === "invalid_argument");
     expect(rejected).toMatchObject({ level: "info", lane: "connect", procedure: "StoreMemory", owner: "alice", hint: "required" });
     expect(typeof rejected?.duration_ms).toBe("number");
     expect(access.find((l) => l.lane === "mcp" && l.code === "invalid_argument")).toMatchObject({ level: "info", procedure: "store_memory", owner: "alice", hint: "required" });
     expect(access.find((l) => l.code === "unauthenticated")).toMatchObject({ level: "info", procedure: "ListScopes", owner: null });
+    expect(access.find((l) => l.code === "unimplemented")).toMatchObject({ level: "info", procedure: "ListScopes", owner: "alice" });
     expect(server.log.text()).not.toContain(SECRET_CONTENT);
     expect(server.log.text()).not.toContain("vault");
     expect(server.log.text()).not.toContain(TOKEN);

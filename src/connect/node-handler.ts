@@ -111,5 +111,7 @@ function codeOf(slot: OutcomeSlot, res: NodeResponse): Code | "ok" {
   if (slot.code !== undefined) return slot.code;
   const status = res.statusCode;
   if (status >= 200 && status < 300) return "ok";
+  // A wrong method or content type: the caller asked for something not served here.
+  if (status === 405 || status === 415) return Code.Unimplemented;
   return codeFromHttpStatus(status);
 }

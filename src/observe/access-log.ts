@@ -8,7 +8,7 @@ import { codeLabel, type RequestObserver } from "./request-outcome.js";
  * budget) and every validation rejection, is the caller's request being
  * answered as designed and logs at info.
  */
-const SERVER_SIDE: ReadonlySet<Code> = new Set([Code.Internal, Code.Unknown, Code.DataLoss, Code.Unimplemented]);
+const SERVER_SIDE: ReadonlySet<Code> = new Set([Code.Internal, Code.Unknown, Code.DataLoss]);
 
 /** One line per request on the engram logger, then the next observer (the metrics) if any. */
 export function accessLog(log: Logger, next?: RequestObserver): RequestObserver {
