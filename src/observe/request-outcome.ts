@@ -12,7 +12,7 @@ export type Lane = "connect" | "mcp";
  */
 export type RequestOutcome = {
   lane: Lane;
-  /** Connect method name (SearchMemories) or MCP tool name (search_memories). */
+  /** Connect method name (SearchMemories) or MCP tool name (search_memory). */
   procedure: string;
   code: Code | "ok";
   durationMs: number;
