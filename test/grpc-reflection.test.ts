@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -37,6 +37,7 @@ describe("gRPC server reflection on the service port", () => {
   });
   afterAll(async () => {
     await server?.close();
+    rmSync(ELSEWHERE, { recursive: true, force: true });
   });
 
   it("lets buf curl list the services without --schema", async () => {
