@@ -8,9 +8,10 @@ import type { Store } from "./store/store.js";
 import { META_EMBEDDER_IDENTITY } from "./store/meta-keys.js";
 import { stderrLogger } from "./logger.js";
 import { mcpHttpHandler } from "./mcp/http-handler.js";
+import { dataDirOf } from "./data-dir.js";
+import { accessLog, createMetrics } from "./observe/index.js";
 
 export const DEFAULT_LISTEN_ADDR = "127.0.0.1:8080";
-export const DEFAULT_DATA_DIR = "./.engram";
 
 export class StartupError extends Error {
   override readonly name = "StartupError";
@@ -18,7 +19,7 @@ export class StartupError extends Error {
 
 /** Opens the configured store. The embedded store is the default and needs nothing else running. */
 export function openStore(env: NodeJS.ProcessEnv, dim: number, log?: Logger): Store {
-  return EmbeddedStore.open({ dataDir: env.ENGRAM_DATA_DIR || DEFAULT_DATA_DIR, dim, log });
+  return EmbeddedStore.open({ dataDir: dataDirOf(env), dim, log });
 }
 
 /**
@@ -40,7 +41,12 @@ export async function openEngram(opts: { env?: NodeJS.ProcessEnv; log?: Logger; 
   const limits = limitsFromEnv(env);
   const auth = loadTokenAuth(env);
   const embedder = opts.embedder ?? embedderFromEnv(env);
-  const store = opts.store ?? openStore(env, embedder.identity.dim, log);
+  let store = opts.store;
+  if (store === undefined) {
+    // Said before opening, so a directory that cannot be created is named in the log.
+    log.info("engram data directory", { data_dir: dataDirOf(env) });
+    store = openStore(env, embedder.identity.dim, log);
+  }
   await ensureEmbedderIdentity(store, embedder);
   const deps: CoreDeps = { store, embedder, limits, now: () => new Date(), log };
   return { core: createCore(deps), deps, auth, close: () => store.close() };
@@ -56,11 +62,19 @@ export async function serve(opts: ServeOptions = {}): Promise<{ server: RunningS
   if (engram.auth.anonymous) {
     log.warn("no bearer tokens configured: running ANONYMOUS, every caller shares owner \"\"; set ENGRAM_AUTH_TOKENS or ENGRAM_AUTH_TOKENS_FILE");
   }
-  const connect = connectNodeHandler({ core: engram.core, log, auth: engram.auth, maxRequestBytes: maxRequestBytesFromEnv(env) }) as Handler;
+  const deps = engram.deps;
+  const metrics = createMetrics({
+    embedPressure: () => embedPressureOf(deps.embedder),
+    storeRecords: async () => (await deps.store.schemaHistogram()).total,
+    waiting: () => waitingParts(deps),
+  });
+  const observe = accessLog(log, metrics.observe);
+  const connect = connectNodeHandler({ core: engram.core, log, auth: engram.auth, maxRequestBytes: maxRequestBytesFromEnv(env), observe }) as Handler;
   const server = await startServer({
     listenAddr: opts.listenAddr ?? env.ENGRAM_LISTEN_ADDR ?? DEFAULT_LISTEN_ADDR,
     connect,
-    mcp: mcpHttpHandler(engram.core),
+    mcp: mcpHttpHandler(engram.core, observe),
+    metrics: metrics.render,
     auth: engram.auth,
     allowedOrigins: allowedOriginsFromEnv(env),
     requestTimeoutMs: requestTimeoutFromEnv(env),
@@ -82,6 +96,12 @@ export async function serve(opts: ServeOptions = {}): Promise<{ server: RunningS
       await engram.close();
     },
   };
+}
+
+/** The local model's queue; an embedder without one (OpenAI-compatible, fakes) has none to report. */
+function embedPressureOf(embedder: Embedder): { running: number; queued: number } | undefined {
+  const e = embedder as Embedder & { pressure?: () => { running: number; queued: number } };
+  return typeof e.pressure === "function" ? e.pressure() : undefined;
 }
 
 /** What /readyz names as not ready: the store's own parts, then the embedder. */

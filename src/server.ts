@@ -16,6 +16,7 @@
  * Routes, identical for both protocols:
  *   GET|HEAD /healthz   → 200 {"status":"ok"} (liveness: the process answers)
  *   GET|HEAD /readyz    → 200 {"status":"ready"}, or 503 {"status":"not_ready","waiting":[…]}
+ *   GET /metrics        → bearer check, then the Prometheus text (when `metrics` is given)
  *   <mcpPath>           → bearer check, then the MCP handler
  *   GET|HEAD / and /ui  → 302 to /ui/, the operator console (static files, see src/ui)
  *   GET|HEAD /ui/…      → the console's built files
@@ -49,6 +50,12 @@ export type ServerOptions = {
   auth: TokenAuth;
   /** Structured log sink. */
   log: (line: Record<string, unknown>) => void;
+  /**
+   * The Prometheus exposition for GET /metrics. It reports across owners
+   * (record counts, traffic), so it sits behind the same bearer check as MCP
+   * and Connect; the probes stay open because they disclose only up/ready.
+   */
+  metrics?: () => Promise<{ contentType: string; body: string }>;
   /** The parts not ready to serve yet, as fixed words (e.g. "index"); always ready when absent. */
   waiting?: () => readonly string[];
   /** Origins a browser page may call from, besides the server's own (see `allowedOriginsFromEnv`). */
@@ -280,6 +287,24 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         const waiting = opts.waiting?.() ?? [];
         if (waiting.length === 0) sendJson(res, 200, { status: "ready" });
         else sendJson(res, 503, { status: "not_ready", waiting: [...waiting] });
+        return;
+      }
+      if (opts.metrics && path === "/metrics" && (req.method === "GET" || req.method === "HEAD")) {
+        if (authenticateRequest(auth, req) === undefined) {
+          sendJson(res, 401, { error: "unauthorized" }, { "www-authenticate": 'Bearer realm="engram"' });
+          return;
+        }
+        opts.metrics().then(
+          ({ contentType, body }) => {
+            (res as ServerResponse).writeHead(200, { "content-type": contentType, "content-length": String(Buffer.byteLength(body)) });
+            if (req.method === "HEAD") res.end();
+            else res.end(body);
+          },
+          (err: unknown) => {
+            log({ level: "error", msg: "metrics collection failed", error: err instanceof Error ? err.name : "unknown" });
+            if (!res.headersSent) sendJson(res, 500, { error: "internal error" });
+          },
+        );
         return;
       }
       if (opts.mcp && path === mcpPath) {

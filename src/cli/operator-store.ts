@@ -6,7 +6,7 @@ import { failure } from "./operator-common.js";
 
 /**
  * Operator verbs open the store the server would open: the same
- * ENGRAM_DATA_DIR (default ./.engram) and the same embedder dimension. The
+ * ENGRAM_DATA_DIR (default: the per-user data directory, see data-dir.ts) and the same embedder dimension. The
  * embedder is only asked for its identity, which is static; nothing here
  * loads a model, checks or stamps the embedder identity, or touches the
  * vector index, so a read-only verb leaves the store file as it found it.
@@ -23,11 +23,12 @@ export type OperatorStore = {
 };
 
 async function openOperatorStore(env: NodeJS.ProcessEnv): Promise<OperatorStore> {
-  const [{ openStore }, { embedderFromEnv }, { EmbeddedStore }, { limitsFromEnv, silentLogger }] = await Promise.all([
+  const [{ openStore }, { embedderFromEnv }, { EmbeddedStore }, { limitsFromEnv, silentLogger }, { dataDirOf }] = await Promise.all([
     import("../app.js"),
     import("../embed/index.js"),
     import("../store/embedded-store.js"),
     import("../core/index.js"),
+    import("../data-dir.js"),
   ]);
   let embedder: ReturnType<typeof embedderFromEnv>;
   let limits: ReturnType<typeof limitsFromEnv>;
@@ -44,7 +45,7 @@ async function openOperatorStore(env: NodeJS.ProcessEnv): Promise<OperatorStore>
   } catch (err) {
     if (isBusy(err)) throw failure(EXIT.unavailable, `the store is locked by another process: ${errorText(err)}`);
     // Anything else at construction is configuration-shaped: a path that is not a directory, a file that is not a store.
-    throw failure(EXIT.usage, `cannot open the store under ${env.ENGRAM_DATA_DIR || "./.engram"}: ${errorText(err)}`);
+    throw failure(EXIT.usage, `cannot open the store under ${dataDirOf(env)}: ${errorText(err)}`);
   }
   if (!(store instanceof EmbeddedStore)) {
     await store.close();
