@@ -762,7 +762,7 @@ export class EmbeddedStore implements Store, MigrationStore {
     }
     // Highest weight first, ties by rid: the filter is asked only about rows that could still make the cut.
     const top = new TopK(want);
-    for (const [rid, w] of weight) if (w >= top.floor && admit(rid)) top.offer(rid, w);
+    for (const [rid, w] of weight) if (top.wouldTake(rid, w) && admit(rid)) top.offer(rid, w);
     return top.drain().map((h) => h.key);
   }
 
