@@ -60,6 +60,31 @@ describe("the embedded store", () => {
     await b.close();
   });
 
+  it("a one-scope search follows a record moved into the scope, before and after a reopen from the snapshot", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "engram-es-"));
+    const inScope = (i: number) => ({ ...rec(i), scope: i < 3000 ? "repo:big" : "repo:small" });
+    const a = EmbeddedStore.open({ dataDir: dir, dim: DIM });
+    a.transaction(() => {
+      for (let i = 0; i < 5000; i++) a.writeRecord(inScope(i), vec(i));
+    });
+    const big = { ...query, scope: "repo:big" };
+    expect((await a.search(big, vec(17), "", 5))[0]!.record.id).toBe(rec(17).id);
+    // Moved without a new vector: only its scope changes.
+    a.transaction(() => a.writeRecord({ ...inScope(4000), scope: "repo:big" }, undefined, undefined, "update"));
+    const moved = await a.search(big, vec(4000), "", 5);
+    expect(moved[0]!.record.id).toBe(rec(4000).id);
+    expect(moved.every((h) => h.record.scope === "repo:big")).toBe(true);
+    await a.close();
+
+    const b = EmbeddedStore.open({ dataDir: dir, dim: DIM });
+    await b.warm();
+    expect((await b.search(big, vec(4000), "", 5))[0]!.record.id).toBe(rec(4000).id);
+    b.transaction(() => b.writeRecord({ ...inScope(4000), scope: "repo:small" }, undefined, undefined, "update"));
+    expect((await b.search(big, vec(4000), "", 40)).map((h) => h.record.id)).not.toContain(rec(4000).id);
+    expect((await b.search({ ...query, scope: "repo:small" }, vec(4000), "", 5))[0]!.record.id).toBe(rec(4000).id);
+    await b.close();
+  });
+
   it("two connections on one file see each other's writes without reopening", async () => {
     const dir = mkdtempSync(join(tmpdir(), "engram-es-"));
     const server = EmbeddedStore.open({ dataDir: dir, dim: DIM });
@@ -71,6 +96,22 @@ describe("the embedded store", () => {
     expect((await server.search(query, vec(1), "record", 3)).map((h) => h.record.id)).not.toContain(rec(1).id);
     await server.close();
     await operator.close();
+  });
+
+  it("the lexical candidates are the records holding the most (and rarest) query words, ties by age", async () => {
+    const s = EmbeddedStore.open({ dataDir: ":memory:", dim: DIM });
+    for (let i = 100; i < 140; i++) await s.put({ ...rec(i), content: `plain note ${i} about flux` }, vec(i));
+    await s.put({ ...rec(7), content: "the flux capacitor needs plutonium" }, vec(7));
+    await s.put({ ...rec(8), content: "the capacitor is charged" }, vec(8));
+    await s.put({ ...rec(9), content: "another capacitor is charged" }, vec(9));
+    // One lexical candidate: rec 7 holds both words, every other record at most one.
+    const both = (await s.search(query, vec(120), "flux capacitor", 1)).map((h) => h.record.id);
+    expect(both).toContain(rec(7).id);
+    expect(both).toHaveLength(2);
+    // "capacitor" is rarer than "flux": of the records holding one word, theirs come first, the older first.
+    const one = (await s.search(query, vec(120), "capacitor flux", 3)).map((h) => h.record.id);
+    expect(one).toEqual(expect.arrayContaining([rec(7).id, rec(8).id, rec(9).id]));
+    await s.close();
   });
 
   it("a lexical match is a candidate even when its vector is far away", async () => {

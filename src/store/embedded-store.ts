@@ -15,6 +15,7 @@ import { META_DATABASE_ID } from "./meta-keys.js";
 import { TargetsGoneError, TargetsSupersededError } from "./store-errors.js";
 import type { MigrationStore, PassSource, RowRewrite, VersionedRow, WriteOutcome } from "./migrations/migration-store.js";
 import type { Payload } from "./migrations/step.js";
+import { TopK } from "./exact-scan.js";
 import { VectorIndex, type SnapshotOrigin, type VectorFilter, type VectorHit } from "./vector-index.js";
 import { AccessCoalescer, type AccessEntry } from "./access-coalescer.js";
 
@@ -36,6 +37,8 @@ const MIRROR_SLICE = 2000;
 const CATCH_UP_SLICE = 500;
 /** Graph nodes inserted per background slice: about 15 ms of native work at 512 dimensions. */
 const GRAPH_SLICE = 64;
+/** Records per background slice that get their scope group in a loaded index. */
+const GROUP_SLICE = 1000;
 /** A progress line at most this often while the index catches up or builds. */
 const PROGRESS_EVERY_MS = 2000;
 /** SQLite's bound-parameter limit, with room to spare. */
@@ -104,6 +107,14 @@ export class EmbeddedStore implements Store, MigrationStore {
    */
   private readonly pending = new Set<number>();
   private indexDirty = false;
+  /**
+   * True while every record in the index sits in the group of its scope, so
+   * a one-scope search may scan that group's block. A loaded snapshot has no
+   * groups; they are assigned in the background (`groupQueue` holds the
+   * records still to do), and until then one-scope searches walk the graph.
+   */
+  private groupsCurrent = false;
+  private groupQueue: number[] | undefined;
   private lastSeq = 0;
   private dataVersion = -1;
   /** Set while warm() runs in the background; then reads use partial state instead of finishing it inline. */
@@ -188,6 +199,7 @@ export class EmbeddedStore implements Store, MigrationStore {
       }
     }
     if (total > 0) this.log.info(`vector index caught up: ${total}/${total} records`, { done: total, total });
+    while (!this.assignGroups(GROUP_SLICE)) if (!(await this.yieldSlice())) return;
 
     if (index.graphPending) {
       const size = index.size;
@@ -233,6 +245,7 @@ export class EmbeddedStore implements Store, MigrationStore {
     const index = this.index!;
     const caughtUp = this.pending.size;
     while (this.pending.size > 0) this.applyPending(Number.MAX_SAFE_INTEGER);
+    this.assignGroups(Number.MAX_SAFE_INTEGER);
     const built = index.graphPending;
     if (built) index.buildGraphStep(Number.MAX_SAFE_INTEGER);
     if (caughtUp > 0 || built) this.saveIfWorthIt(caughtUp);
@@ -261,6 +274,7 @@ export class EmbeddedStore implements Store, MigrationStore {
     const loaded = dir ? VectorIndex.load(dir, this.opts.dim, {}, { graphBuild: "stepwise" }) : undefined;
     const verdict: OriginVerdict = loaded ? this.checkOrigin(loaded.origin) : { ok: false, reason: dir ? "no usable snapshot" : "in memory" };
     this.pending.clear();
+    this.groupQueue = undefined;
     if (loaded && verdict.ok) {
       const rows = this.db
         .prepare("SELECT DISTINCT rid FROM change_log WHERE seq > ? AND seq <= ? AND vec != 0")
@@ -268,6 +282,7 @@ export class EmbeddedStore implements Store, MigrationStore {
       for (const { rid } of rows) this.pending.add(rid);
       this.index = loaded;
       this.indexDirty = false;
+      this.groupsCurrent = false;
       if (this.pending.size > 0) {
         this.log.info("vector snapshot is behind the database: catching up from the change log", {
           snapshot_seq: verdict.seq,
@@ -284,6 +299,8 @@ export class EmbeddedStore implements Store, MigrationStore {
     }
     this.index = new VectorIndex(this.opts.dim, {}, { graphBuild: "stepwise" });
     this.indexDirty = true;
+    // Every record arrives through applyBatch, which groups it.
+    this.groupsCurrent = true;
     for (const rid of this.attrs.keys()) this.pending.add(rid);
   }
 
@@ -299,6 +316,21 @@ export class EmbeddedStore implements Store, MigrationStore {
       if (!row || row.rid !== origin.seqRid) return { ok: false, reason: "change log does not hold the snapshot's position" };
     }
     return { ok: true, seq };
+  }
+
+  /** Groups up to `max` more records of a loaded index by their scope; true once all are. */
+  private assignGroups(max: number): boolean {
+    if (this.groupsCurrent) return true;
+    const index = this.index!;
+    const queue = (this.groupQueue ??= [...index.keys()]);
+    for (let n = 0; n < max && queue.length > 0; n++) {
+      const rid = queue.pop()!;
+      index.setGroup(rid, this.attrs.get(rid)?.scope);
+    }
+    if (queue.length > 0) return false;
+    this.groupQueue = undefined;
+    this.groupsCurrent = true;
+    return true;
   }
 
   /** Applies up to `max` pending records to the index from SQLite; returns how many. */
@@ -319,8 +351,10 @@ export class EmbeddedStore implements Store, MigrationStore {
     const found = new Map(this.vectorsOf(rids).map((r) => [r.rid, r.vector]));
     for (const rid of rids) {
       const blob = found.get(rid);
-      if (blob) index.upsert(rid, toFloat32(blob));
-      else index.remove(rid);
+      if (blob) {
+        index.upsert(rid, toFloat32(blob));
+        index.setGroup(rid, this.attrs.get(rid)?.scope);
+      } else index.remove(rid);
       this.pending.delete(rid);
     }
     this.indexDirty = true;
@@ -458,6 +492,8 @@ export class EmbeddedStore implements Store, MigrationStore {
     set.add(a.rid);
     this.countScope(a, 1);
     if (isGated(a)) this.gatedRids.add(a.rid);
+    // A scope change logs no vector change; the index's group follows it here.
+    this.index?.setGroup(a.rid, a.scope);
   }
 
   private dropAttrs(rid: number): void {
@@ -705,38 +741,58 @@ export class EmbeddedStore implements Store, MigrationStore {
     // A known pool (one scope, the gated records) goes over as the candidate
     // list, so the index never asks the filter about records outside it;
     // the filter itself is then consulted only for the rows the index looks at.
+    const group = this.groupsCurrent && !query.onlyGated ? query.scope : undefined;
     const filter: VectorFilter =
       pool !== undefined
-        ? { candidates: pool, allow: pending.size === 0 ? (rid) => matches(this.attrs.get(rid)!, query) : (rid) => !pending.has(rid) && admits(rid) }
+        ? { candidates: pool, group, allow: pending.size === 0 ? (rid) => matches(this.attrs.get(rid)!, query) : (rid) => !pending.has(rid) && admits(rid) }
         : { allow: pending.size === 0 ? admits : (rid: number) => !pending.has(rid) && admits(rid) };
     let hits = index.search(vector, candidates, filter);
     // Mid catch-up: what the index may hold stale is scored from SQLite.
     if (pending.size > 0) hits = mergeHits(hits, this.scorePending([...pending].filter(admits), vector), candidates);
     for (const hit of hits) scored.set(hit.key, hit.score);
 
-    const tokens = this.selectiveTokens(lexicalTokens(text));
-    if (tokens.length > 0) {
-      const ftsQuery = tokens.map((t) => `"${t}"`).join(" OR ");
-      const rows = this.stmt("SELECT rowid AS rid FROM records_fts WHERE records_fts MATCH ? ORDER BY bm25(records_fts) LIMIT ?").all(
-        ftsQuery,
-        candidates * 8,
-      ) as { rid: number }[];
-      let taken = 0;
-      const missing: number[] = [];
-      for (const { rid } of rows) {
-        if (taken >= candidates) break;
-        const a = this.attrs.get(rid);
-        if (!a || !matches(a, query) || (query.onlyGated && !this.gatedRids.has(rid))) continue;
-        taken++;
-        if (!scored.has(rid)) missing.push(rid);
-      }
-      for (const { rid, vector: blob } of this.vectorsOf(missing)) scored.set(rid, dot(toFloat32(blob), vector));
+    const lexical = this.lexicalCandidates(text, candidates, pool, (rid) => {
+      const a = this.attrs.get(rid);
+      return !!a && matches(a, query);
+    });
+    if (lexical.length > 0) {
+      const missing = lexical.filter((rid) => !scored.has(rid));
+      // Scored from the index like every vector hit; only what it may hold stale is read from SQLite.
+      const stale = missing.filter((rid) => pending.has(rid));
+      for (const hit of index.scoreKeys(vector, stale.length === 0 ? missing : missing.filter((rid) => !pending.has(rid)))) scored.set(hit.key, hit.score);
+      for (const hit of this.scorePending(stale, vector)) scored.set(hit.key, hit.score);
     }
     const rids = [...scored.keys()];
-    const rows = rids.length === 0 ? [] : (this.db.prepare(`SELECT rid, payload FROM records WHERE rid IN (${rids.map(() => "?").join(",")})`).all(...rids) as { rid: number; payload: string }[]);
+    const rows = rids.length === 0 ? [] : (this.stmt(`SELECT rid, payload FROM records WHERE rid IN (${rids.map(() => "?").join(",")})`).all(...rids) as { rid: number; payload: string }[]);
     return rows
       .map((r) => ({ record: decodeRecord(r.payload), score: scored.get(r.rid)! }))
       .sort((x, y) => y.score - x.score || (x.record.id < y.record.id ? -1 : 1));
+  }
+
+  /**
+   * Records holding any of the query's selective words, best first: by the
+   * summed inverse document frequency (bm25's formula) of the words each
+   * holds, then by rid. That is bm25 without its term-frequency and length
+   * factors, which barely move memories of a few sentences; each word's
+   * posting list is read whole (short by construction, the words being
+   * rare), which costs a fraction of having FTS5 rank the OR query with
+   * bm25() for every matching row. Returns at most `want` records, all
+   * in `pool` (when given) and admitted by `admit`.
+   */
+  private lexicalCandidates(text: string, want: number, pool: ReadonlySet<number> | undefined, admit: (rid: number) => boolean): number[] {
+    const words = this.selectiveTokens(lexicalTokens(text));
+    if (words.length === 0) return [];
+    const total = Math.max(1, this.attrs.size);
+    const postings = this.stmt("SELECT rowid FROM records_fts WHERE records_fts MATCH ?").pluck();
+    const weight = new Map<number, number>();
+    for (const { t, n } of words) {
+      const idf = Math.max(1e-6, Math.log((total - n + 0.5) / (n + 0.5)));
+      for (const rid of postings.all(`"${t}"`) as number[]) if (pool === undefined || pool.has(rid)) weight.set(rid, (weight.get(rid) ?? 0) + idf);
+    }
+    // Highest weight first, ties by rid: the filter is asked only about rows that could still make the cut.
+    const top = new TopK(want);
+    for (const [rid, w] of weight) if (top.wouldTake(rid, w) && admit(rid)) top.offer(rid, w);
+    return top.drain().map((h) => h.key);
   }
 
   async tagCounts(query: RecordQuery): Promise<Map<string, number>> {
@@ -752,8 +808,8 @@ export class EmbeddedStore implements Store, MigrationStore {
    * kept, rarest first, at most eight. Document frequencies are cached; they
    * only steer a heuristic, so the cache is dropped every few thousand writes.
    */
-  private selectiveTokens(tokens: string[]): string[] {
-    if (tokens.length === 0) return tokens;
+  private selectiveTokens(tokens: string[]): { t: string; n: number }[] {
+    if (tokens.length === 0) return [];
     if (this.dfCache.size > 50_000 || this.lastSeq - this.dfCacheSeq > 5_000) {
       this.dfCache.clear();
       this.dfCacheSeq = this.lastSeq;
@@ -769,8 +825,7 @@ export class EmbeddedStore implements Store, MigrationStore {
       .map((t) => ({ t, n: df(t) }))
       .filter((x) => x.n > 0 && x.n <= ceiling)
       .sort((x, y) => x.n - y.n)
-      .slice(0, 8)
-      .map((x) => x.t);
+      .slice(0, 8);
   }
 
   private readonly dfCache = new Map<string, number>();
