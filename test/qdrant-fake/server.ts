@@ -81,8 +81,9 @@ export async function startQdrantFake(options: QdrantFakeOptions = {}): Promise<
   const loaded = OpenApiRequestValidator.load(options.schemaDir);
   const validator = loaded instanceof OpenApiRequestValidator ? loaded : undefined;
   const skipped = loaded instanceof OpenApiRequestValidator ? undefined : loaded.skipped;
-  if (skipped && !warnedSkip) {
-    warnedSkip = true;
+  // Once per process on the console (a suite starts many fakes); always to a caller's own sink.
+  if (skipped && (options.warn !== undefined || !warnedSkip)) {
+    if (options.warn === undefined) warnedSkip = true;
     (options.warn ?? console.warn)(`qdrant fake: schema validation SKIPPED: ${skipped}`);
   }
   const sockets = new Set<Socket>();
