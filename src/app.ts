@@ -4,6 +4,7 @@ import { loadTokenAuth, type TokenAuth } from "./core/static-tokens.js";
 import { checkEmbedderIdentity, embedderFromEnv, identityKey, type Embedder } from "./embed/index.js";
 import { allowedOriginsFromEnv, requestTimeoutFromEnv, startServer, type Handler, type RunningServer } from "./server.js";
 import { EmbeddedStore } from "./store/embedded-store.js";
+import { StoreOpenError } from "./store/open-refusal.js";
 import type { Store } from "./store/store.js";
 import { META_EMBEDDER_IDENTITY } from "./store/meta-keys.js";
 import { stderrLogger } from "./logger.js";
@@ -16,9 +17,18 @@ export class StartupError extends Error {
   override readonly name = "StartupError";
 }
 
-/** Opens the configured store. The embedded store is the default and needs nothing else running. */
-export function openStore(env: NodeJS.ProcessEnv, dim: number, log?: Logger): Store {
-  return EmbeddedStore.open({ dataDir: env.ENGRAM_DATA_DIR || DEFAULT_DATA_DIR, dim, log });
+/**
+ * Opens the configured store. The embedded store is the default and needs
+ * nothing else running. A file that cannot be used (not a database, damaged,
+ * read-only, empty where records were) is a start refusal naming the file.
+ */
+export function openStore(env: NodeJS.ProcessEnv, dim: number, log?: Logger, opts: { integrityCheck?: boolean } = {}): Store {
+  try {
+    return EmbeddedStore.open({ dataDir: env.ENGRAM_DATA_DIR || DEFAULT_DATA_DIR, dim, log, integrityCheck: opts.integrityCheck });
+  } catch (err) {
+    if (err instanceof StoreOpenError) throw new StartupError(err.message);
+    throw err;
+  }
 }
 
 /**
@@ -40,7 +50,7 @@ export async function openEngram(opts: { env?: NodeJS.ProcessEnv; log?: Logger; 
   const limits = limitsFromEnv(env);
   const auth = loadTokenAuth(env);
   const embedder = opts.embedder ?? embedderFromEnv(env);
-  const store = opts.store ?? openStore(env, embedder.identity.dim, log);
+  const store = opts.store ?? openStore(env, embedder.identity.dim, log, { integrityCheck: true });
   await ensureEmbedderIdentity(store, embedder);
   const deps: CoreDeps = { store, embedder, limits, now: () => new Date(), log };
   return { core: createCore(deps), deps, auth, close: () => store.close() };

@@ -43,6 +43,8 @@ async function openOperatorStore(env: NodeJS.ProcessEnv): Promise<OperatorStore>
     store = openStore(env, embedder.identity.dim);
   } catch (err) {
     if (isBusy(err)) throw failure(EXIT.unavailable, `the store is locked by another process: ${errorText(err)}`);
+    // A refusal that already names the file, the cause and the recovery, word for word as `engram serve` says it.
+    if (err instanceof Error && err.name === "StartupError") throw failure(EXIT.usage, err.message);
     // Anything else at construction is configuration-shaped: a path that is not a directory, a file that is not a store.
     throw failure(EXIT.usage, `cannot open the store under ${env.ENGRAM_DATA_DIR || "./.engram"}: ${errorText(err)}`);
   }
