@@ -40,7 +40,8 @@ async function openOperatorStore(env: NodeJS.ProcessEnv): Promise<OperatorStore>
   }
   let store;
   try {
-    store = openStore(env, embedder.identity.dim);
+    // Checked like `engram serve` does: a sweep or a migration must not run over a damaged file.
+    store = openStore(env, embedder.identity.dim, undefined, { integrityCheck: true });
   } catch (err) {
     if (isBusy(err)) throw failure(EXIT.unavailable, `the store is locked by another process: ${errorText(err)}`);
     // A refusal that already names the file, the cause and the recovery, word for word as `engram serve` says it.

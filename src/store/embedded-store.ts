@@ -72,8 +72,9 @@ export type EmbeddedStoreOptions = {
   betweenSlices?: () => Promise<void>;
   /**
    * Run `PRAGMA quick_check` before the store is handed out and refuse a
-   * damaged file. `engram serve` does (about 0.45 s on a 100,000-record,
-   * 435 MB file); operator verbs do not, and meet damage as data_loss.
+   * damaged file. `engram serve` and the operator verbs do (about 0.45 s on
+   * a 100,000-record, 435 MB file); a store opened without it meets damage
+   * as data_loss on the reads that touch it.
    */
   integrityCheck?: boolean;
   /** How often a store that cannot write retries on its own (tests shorten it). */
@@ -153,7 +154,7 @@ export class EmbeddedStore implements Store, MigrationStore {
         const problems = (db.pragma("quick_check(10)") as { quick_check: string }[]).filter((r) => r.quick_check !== "ok").length;
         if (problems > 0) throw damagedRefusal(file, problems);
       }
-      if (!memory && db.prepare("SELECT 1 FROM records LIMIT 1").get() !== undefined) markHasRecords(file);
+      if (!memory && db.prepare("SELECT 1 FROM records LIMIT 1").get() !== undefined) this.markedHasRecords = markHasRecords(file);
     } catch (err) {
       db?.close();
       if (memory || (err instanceof Error && err.name === "StoreOpenError")) throw err;
@@ -544,6 +545,20 @@ export class EmbeddedStore implements Store, MigrationStore {
 
   private afterWrite(): void {
     if (this.mirrorLoaded) this.sync(true);
+    if (!this.markedHasRecords) this.markHasRecords();
+  }
+
+  /** Set once engram.db.has-records exists beside the file (or the store is in memory). */
+  private markedHasRecords = false;
+
+  /** Leaves the evidence an empty file at a later start is checked against: once, at the first write that leaves records. */
+  private markHasRecords(): void {
+    if (this.opts.dataDir === ":memory:") {
+      this.markedHasRecords = true;
+      return;
+    }
+    if (this.stmt("SELECT 1 FROM records LIMIT 1").get() === undefined) return;
+    this.markedHasRecords = markHasRecords(join(this.opts.dataDir, "engram.db"));
   }
 
   // ---- point reads ----------------------------------------------------------

@@ -80,14 +80,16 @@ function snapshotHasRecords(dir: string): boolean {
   }
 }
 
-/** Best effort: a data directory we cannot write a marker into fails louder elsewhere. */
-export function markHasRecords(file: string): void {
+/** Best effort, true once the marker exists: a data directory we cannot write into fails louder elsewhere. */
+export function markHasRecords(file: string): boolean {
   const marker = join(dirname(file), HAS_RECORDS_MARKER);
-  if (existsSync(marker)) return;
+  if (existsSync(marker)) return true;
   try {
     writeFileSync(marker, "engram.db has held records; an empty engram.db here is refused at start\n");
+    return true;
   } catch {
-    // A full or read-only disk: the snapshot check still stands.
+    // A full or read-only disk: tried again at the next write; the snapshot check still stands.
+    return false;
   }
 }
 
