@@ -16,8 +16,10 @@ export type StoreAccess = "read" | "write";
 
 /** Cause classes that mean the data read back is not what was written. */
 const DAMAGED = ["SQLITE_CORRUPT", "SQLITE_NOTADB"];
-/** Cause classes that mean the files cannot be used now but may be later: space, permission, the device. */
-const CANNOT_NOW = ["SQLITE_FULL", "SQLITE_READONLY", "SQLITE_IOERR", "SQLITE_CANTOPEN", "SQLITE_PERM", "ENOSPC", "EDQUOT", "EROFS", "EIO", "EACCES", "EPERM"];
+/** Cause classes that only a write can meet (no space, nothing may be written), whichever method ran into them. */
+const CANNOT_WRITE = ["SQLITE_FULL", "SQLITE_READONLY", "ENOSPC", "EDQUOT", "EROFS"];
+/** Cause classes that mean the files cannot be used now but may be later: the device, permissions. */
+const CANNOT_NOW = ["SQLITE_IOERR", "SQLITE_CANTOPEN", "SQLITE_PERM", "EIO", "EACCES", "EPERM"];
 
 /** The short cause class of an error (SQLITE_FULL, ENOSPC), never its message, which may hold a path. */
 export function faultCause(err: unknown): string | undefined {
@@ -32,6 +34,7 @@ export function storeFaultOf(err: unknown, access: StoreAccess): StoreFault | un
   if (cause === undefined) return undefined;
   const family = (list: readonly string[]) => list.some((c) => cause === c || cause.startsWith(`${c}_`));
   if (family(DAMAGED)) return { outcome: "data_loss", cause };
+  if (family(CANNOT_WRITE)) return { outcome: "unavailable", reason: "store_cannot_write", cause };
   if (family(CANNOT_NOW)) return { outcome: "unavailable", reason: access === "write" ? "store_cannot_write" : "store_cannot_read", cause };
   return undefined;
 }
