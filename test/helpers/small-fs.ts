@@ -79,3 +79,32 @@ export function fillDisk(file: string): number {
     closeSync(fd);
   }
 }
+
+/** Bind-mounts `source` read-write at a new directory, to be flipped read-only later with `remountBind`. */
+export function bindWritable(source: string): { dir: string; unmount(): void } | { skip: string } {
+  const dir = mkdtempSync(join(tmpdir(), "engram-rwbind-"));
+  try {
+    execFileSync("mount", ["--bind", source, dir], { stdio: "pipe" });
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    return { skip: `cannot bind-mount here (needs root): ${(err as Error).message.split("\n")[0]}` };
+  }
+  return {
+    dir,
+    unmount() {
+      execFileSync("umount", ["-l", dir], { stdio: "pipe" });
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Flips a bind mount read-only or back; the failure text (e.g. "mount point is busy") when the kernel refuses. */
+export function remountBind(dir: string, readOnly: boolean): string | undefined {
+  try {
+    execFileSync("mount", ["-o", `remount,bind,${readOnly ? "ro" : "rw"}`, dir], { stdio: "pipe" });
+    return undefined;
+  } catch (err) {
+    const e = err as { stderr?: Buffer; message: string };
+    return (e.stderr?.toString() || e.message).split("\n")[0]!.trim();
+  }
+}
