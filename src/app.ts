@@ -22,7 +22,7 @@ export class StartupError extends Error {
  * nothing else running. A file that cannot be used (not a database, damaged,
  * read-only, empty where records were) is a start refusal naming the file.
  */
-export function openStore(env: NodeJS.ProcessEnv, dim: number, log?: Logger, opts: { integrityCheck?: boolean } = {}): Store {
+export function openStore(env: NodeJS.ProcessEnv, dim: number, log?: Logger, opts: { integrityCheck?: boolean | "background" } = {}): Store {
   try {
     return EmbeddedStore.open({ dataDir: env.ENGRAM_DATA_DIR || DEFAULT_DATA_DIR, dim, log, integrityCheck: opts.integrityCheck });
   } catch (err) {
@@ -50,7 +50,7 @@ export async function openEngram(opts: { env?: NodeJS.ProcessEnv; log?: Logger; 
   const limits = limitsFromEnv(env);
   const auth = loadTokenAuth(env);
   const embedder = opts.embedder ?? embedderFromEnv(env);
-  const store = opts.store ?? openStore(env, embedder.identity.dim, log, { integrityCheck: true });
+  const store = opts.store ?? openStore(env, embedder.identity.dim, log, { integrityCheck: "background" });
   await ensureEmbedderIdentity(store, embedder);
   const deps: CoreDeps = { store, embedder, limits, now: () => new Date(), log };
   return { core: createCore(deps), deps, auth, close: () => store.close() };

@@ -77,15 +77,45 @@ async function expectCliRefusal(dataDir: string, message: string): Promise<void>
 }
 
 describe("a database with damaged pages in the middle", { timeout: 120_000 }, () => {
-  it("is refused at start with the file, the cause and the recovery; the file is left as it was", async () => {
+  it("is refused by an operator verb with the file, the cause and the recovery, and the file is left as it was", async () => {
     const { dir } = await seededDir(300);
     const file = join(dir, "engram.db");
     corruptMiddle(file);
     const before = readFileSync(file);
-    const message = await refusalOf(dir);
-    expect(message).toMatch(new RegExp(`^cannot open the store at ${escape(file)}: the database file is damaged \\(the integrity check found (a problem|\\d+ problems)\\); ${escape(RESTORE)}$`));
-    await expectCliRefusal(dir, message);
+    const r = await runEngram(["migrate"], { ENGRAM_DATA_DIR: dir });
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.stderr.trim()).toMatch(
+      new RegExp(`^engram: cannot open the store at ${escape(file)}: the database file is damaged \\(the integrity check found (a problem|\\d+ problems)\\); ${escape(RESTORE)}$`),
+    );
     expect(readFileSync(file).equals(before)).toBe(true);
+  });
+
+  it("is found by serve's background check: logged with the file, /readyz 503 for good, every read data_loss", async () => {
+    const { dir, ids } = await seededDir(300);
+    const file = join(dir, "engram.db");
+    corruptMiddle(file);
+    const log = captureLog();
+    const running = await serve({ listenAddr: "127.0.0.1:0", env: { ENGRAM_DATA_DIR: dir }, embedder: new FakeEmbedder(DIM), log });
+    cleanup.push(() => running.close());
+    const failed = () => log.lines.filter((l) => l.includes('"msg":"integrity check of'));
+    for (let i = 0; i < 1200 && failed().length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(failed().map((l) => JSON.parse(l) as unknown)).toEqual([
+      {
+        level: "error",
+        msg: expect.stringMatching(
+          new RegExp(`^integrity check of ${escape(file)} failed: the database file is damaged \\(the integrity check found (a problem|\\d+ problems)\\); ${escape(RESTORE)}; until then every request answers data_loss$`),
+        ),
+        cause: "SQLITE_CORRUPT",
+      },
+    ]);
+    const ready = await fetch(`${running.server.url}/readyz`);
+    expect({ status: ready.status, waiting: ((await ready.json()) as { waiting: string[] }).waiting }).toEqual({ status: 503, waiting: expect.arrayContaining(["store"]) });
+    const client = createClient(EngramService, createConnectTransport({ baseUrl: running.server.url, httpVersion: "1.1" }));
+    for (const call of [() => client.getMemory({ id: ids[0]! }), () => client.storeMemory({ content: "x", scope: "repo:1", source: "user-said", category: "decision" })]) {
+      const err = await call().catch((e: unknown) => e);
+      expect({ code: (err as ConnectError).code, message: (err as ConnectError).rawMessage }).toEqual({ code: Code.DataLoss, message: DATA_LOSS_TEXT });
+    }
+    expect(log.text()).not.toContain("internal error");
   });
 
   it("answers data_loss, never internal, when a store opened without the check reads it", async () => {
@@ -121,10 +151,16 @@ describe("a database with damaged pages in the middle", { timeout: 120_000 }, ()
     const backup = join(dir, "backup.db");
     copyFileSync(file, backup);
     corruptMiddle(file);
-    await refusalOf(dir);
+    expect(() => EmbeddedStore.open({ dataDir: dir, dim: DIM, integrityCheck: true })).toThrow(/the database file is damaged/);
     copyFileSync(backup, file);
     const running = await startIn(dir);
     try {
+      let ready = 0;
+      for (let i = 0; i < 1200 && ready !== 200; i++) {
+        ready = (await fetch(`${running.server.url}/readyz`)).status;
+        if (ready !== 200) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(ready).toBe(200);
       for (const id of [ids[0]!, ids[150]!, ids[299]!]) expect((await running.engram.deps.store.getRaw(id))?.id).toBe(id);
     } finally {
       await running.close();

@@ -65,7 +65,12 @@ export type FaultObserver = {
   /** Returns true when the fault has been logged (now or earlier in the same episode). */
   fault(fault: StoreFault): boolean;
   writeSucceeded(): void;
+  /** A fault that stands for every call until the store is replaced (a file found damaged at start). */
+  blocked?(): StoreFault | undefined;
 };
+
+/** Methods that keep working on a store found damaged: shutting it down and saying it is not ready. */
+const ALWAYS: ReadonlySet<PropertyKey> = new Set(["close", "readiness"]);
 
 /**
  * Wraps a store so every method's storage faults come out as a
@@ -92,6 +97,12 @@ export function guardStoreFaults<T extends object>(store: T, writes: ReadonlySet
           return result;
         };
         fn = (...args: unknown[]) => {
+          const standing = ALWAYS.has(prop) ? undefined : observer.blocked?.();
+          if (standing !== undefined) {
+            const err = new StoreFaultError(standing, true);
+            if (answersAsync(target, prop)) return Promise.reject(err);
+            throw err;
+          }
           let result: unknown;
           try {
             result = (value as (...a: unknown[]) => unknown).apply(target, args);
@@ -110,4 +121,10 @@ export function guardStoreFaults<T extends object>(store: T, writes: ReadonlySet
       return fn;
     },
   });
+}
+
+/** Whether a method answers with a promise, so a standing fault reaches its caller the same way a real one would. */
+function answersAsync(target: object, prop: PropertyKey): boolean {
+  const fn = Reflect.get(target, prop, target) as { constructor?: { name?: string } };
+  return fn.constructor?.name === "AsyncFunction";
 }

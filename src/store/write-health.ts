@@ -25,6 +25,24 @@ export class WriteHealth implements FaultObserver {
     private readonly where: string = "the store",
   ) {}
 
+  private standing: StoreFault | undefined;
+
+  /**
+   * The file was found damaged after the store opened (the background
+   * integrity check): from now on every call answers data_loss. `message`
+   * names the file, the cause and the recovery.
+   */
+  damaged(cause: string, message: string): void {
+    if (this.standing !== undefined) return;
+    this.standing = { outcome: "data_loss", cause };
+    this.damage.add(cause);
+    this.log.error(`${message}; until then every request answers data_loss`, { cause });
+  }
+
+  blocked(): StoreFault | undefined {
+    return this.standing;
+  }
+
   /** False while an episode lasts: /readyz names the store as unable to write. */
   get canWrite(): boolean {
     return this.episode === undefined;
