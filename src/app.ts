@@ -4,6 +4,7 @@ import { loadTokenAuth, type TokenAuth } from "./core/static-tokens.js";
 import { checkEmbedderIdentity, embedderFromEnv, identityKey, type Embedder } from "./embed/index.js";
 import { allowedOriginsFromEnv, requestTimeoutFromEnv, startServer, type Handler, type RunningServer } from "./server.js";
 import { EmbeddedStore } from "./store/embedded-store.js";
+import { StoreOpenError } from "./store/open-refusal.js";
 import type { Store } from "./store/store.js";
 import { META_EMBEDDER_IDENTITY } from "./store/meta-keys.js";
 import { stderrLogger } from "./logger.js";
@@ -17,9 +18,18 @@ export class StartupError extends Error {
   override readonly name = "StartupError";
 }
 
-/** Opens the configured store. The embedded store is the default and needs nothing else running. */
-export function openStore(env: NodeJS.ProcessEnv, dim: number, log?: Logger): Store {
-  return EmbeddedStore.open({ dataDir: dataDirOf(env), dim, log });
+/**
+ * Opens the configured store. The embedded store is the default and needs
+ * nothing else running. A file that cannot be used (not a database, damaged,
+ * read-only, empty where records were) is a start refusal naming the file.
+ */
+export function openStore(env: NodeJS.ProcessEnv, dim: number, log?: Logger, opts: { integrityCheck?: boolean | "background" } = {}): Store {
+  try {
+    return EmbeddedStore.open({ dataDir: dataDirOf(env), dim, log, integrityCheck: opts.integrityCheck });
+  } catch (err) {
+    if (err instanceof StoreOpenError) throw new StartupError(err.message);
+    throw err;
+  }
 }
 
 /**
@@ -45,7 +55,7 @@ export async function openEngram(opts: { env?: NodeJS.ProcessEnv; log?: Logger; 
   if (store === undefined) {
     // Said before opening, so a directory that cannot be created is named in the log.
     log.info("engram data directory", { data_dir: dataDirOf(env) });
-    store = openStore(env, embedder.identity.dim, log);
+    store = openStore(env, embedder.identity.dim, log, { integrityCheck: "background" });
   }
   await ensureEmbedderIdentity(store, embedder);
   const deps: CoreDeps = { store, embedder, limits, now: () => new Date(), log };

@@ -9,7 +9,8 @@ import { failure } from "./operator-common.js";
  * ENGRAM_DATA_DIR (default: the per-user data directory, see data-dir.ts) and the same embedder dimension. The
  * embedder is only asked for its identity, which is static; nothing here
  * loads a model, checks or stamps the embedder identity, or touches the
- * vector index, so a read-only verb leaves the store file as it found it.
+ * vector index, so a read-only verb leaves the store file as it found it. The store is
+ * checked for damage before a verb runs (see EmbeddedStoreOptions.integrityCheck).
  *
  * The heavy modules (SQLite, the server stack behind openStore) are
  * imported on first use, so `engram --help` and the client verbs do not
@@ -41,9 +42,12 @@ async function openOperatorStore(env: NodeJS.ProcessEnv): Promise<OperatorStore>
   }
   let store;
   try {
-    store = openStore(env, embedder.identity.dim);
+    // Checked like `engram serve` does: a sweep or a migration must not run over a damaged file.
+    store = openStore(env, embedder.identity.dim, undefined, { integrityCheck: true });
   } catch (err) {
     if (isBusy(err)) throw failure(EXIT.unavailable, `the store is locked by another process: ${errorText(err)}`);
+    // A refusal that already names the file, the cause and the recovery, word for word as `engram serve` says it.
+    if (err instanceof Error && err.name === "StartupError") throw failure(EXIT.usage, err.message);
     // Anything else at construction is configuration-shaped: a path that is not a directory, a file that is not a store.
     throw failure(EXIT.usage, `cannot open the store under ${dataDirOf(env)}: ${errorText(err)}`);
   }

@@ -60,7 +60,7 @@ export type ResolveResult = { kind: "id"; id: string } | { kind: "not_found" } |
 export type SchemaHistogram = { versions: Map<number, number>; absent: number; total: number };
 
 /** A part of a store that can be not ready yet (see `Store.readiness`). */
-export type StorePart = "store" | "index";
+export type StorePart = "store" | "store_writes" | "index";
 
 /**
  * The storage port. Two implementations (embedded SQLite, Qdrant) pass one
