@@ -27,7 +27,7 @@ import net from "node:net";
 
 import { authenticateRequest } from "./connect/request-auth.js";
 import type { TokenAuth } from "./core/static-tokens.js";
-import type { Subject } from "./core/subject.js";
+import type { Subject } from "./model/subject.js";
 
 export type AnyRequest = IncomingMessage | Http2ServerRequest;
 export type AnyResponse = ServerResponse | Http2ServerResponse;

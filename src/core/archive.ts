@@ -1,7 +1,7 @@
 import type { BatchArgs } from "./args.js";
 import { checkBatchIds } from "./batch-shape.js";
 import type { CoreDeps } from "./deps.js";
-import type { Subject } from "./subject.js";
+import type { Subject } from "../model/subject.js";
 
 export type ArchiveOutcome = "archived" | "already_archived" | "restored" | "not_archived" | "not_found";
 export type ArchiveRow = { requested: string; id: string; outcome: ArchiveOutcome };

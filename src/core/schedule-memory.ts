@@ -2,7 +2,7 @@ import type { ScheduleArgs } from "./args.js";
 import { nowSeconds, type CoreDeps } from "./deps.js";
 import { newRecord } from "./new-record.js";
 import { parseWindow } from "./schedule-window.js";
-import type { Subject } from "./subject.js";
+import type { Subject } from "../model/subject.js";
 import { validateStoreArgs } from "./validate.js";
 import { checkIdempotency, embedAndPut, type WriteResult } from "./write-record.js";
 

@@ -3,7 +3,7 @@ import type { SetVisibilityArgs } from "./args.js";
 import type { CoreDeps } from "./deps.js";
 import { LANE_POLICY, type Lane } from "./limits.js";
 import { resolveOwned } from "./resolve.js";
-import type { Subject } from "./subject.js";
+import type { Subject } from "../model/subject.js";
 import { requireString } from "./validate.js";
 import type { WriteResult } from "./write-record.js";
 

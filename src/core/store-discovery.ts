@@ -3,7 +3,7 @@ import type { StoreDiscoveryArgs } from "./args.js";
 import type { CoreDeps } from "./deps.js";
 import { newRecord } from "./new-record.js";
 import { ownedOrAbsent } from "./replace-target.js";
-import type { Subject } from "./subject.js";
+import type { Subject } from "../model/subject.js";
 import { checkCitations, checkContentBytes, checkSummary, checkTags, requireString } from "./validate.js";
 import { embedAndPut, type WriteResult } from "./write-record.js";
 

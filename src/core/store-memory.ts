@@ -1,7 +1,7 @@
 import type { StoreArgs } from "./args.js";
 import type { CoreDeps } from "./deps.js";
 import { newRecord } from "./new-record.js";
-import type { Subject } from "./subject.js";
+import type { Subject } from "../model/subject.js";
 import { validateStoreArgs } from "./validate.js";
 import { checkIdempotency, embedAndPut, type WriteResult } from "./write-record.js";
 

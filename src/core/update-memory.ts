@@ -3,10 +3,10 @@ import { embeddingText, identityKey } from "../embed/embedder.js";
 import type { UpdateArgs } from "./args.js";
 import type { CoreDeps } from "./deps.js";
 import { LANE_POLICY, type Lane } from "./limits.js";
-import type { MemoryRecord } from "./record.js";
+import type { MemoryRecord } from "../model/record.js";
 import { resolveOwned } from "./resolve.js";
 import { checkRuleSummary } from "./rule-checks.js";
-import type { Subject } from "./subject.js";
+import type { Subject } from "../model/subject.js";
 import { checkContentBytes, checkSummary, checkTags, requireString, uniqueTags } from "./validate.js";
 import type { WriteResult } from "./write-record.js";
 

@@ -4,9 +4,9 @@ import { identityKey } from "../embed/embedder.js";
 import type { StoreArgs } from "./args.js";
 import type { CoreDeps } from "./deps.js";
 import { contentFingerprint, idempotentPointId } from "./idempotency.js";
-import type { MemoryRecord } from "./record.js";
-import { mintShortId } from "./short-id.js";
-import type { Subject } from "./subject.js";
+import type { MemoryRecord } from "../model/record.js";
+import { mintShortId } from "../model/short-id.js";
+import type { Subject } from "../model/subject.js";
 
 export type WriteResult = { id: string; short_id: string };
 

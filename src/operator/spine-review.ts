@@ -1,5 +1,5 @@
-import type { MemoryRecord } from "../core/record.js";
-import { ANONYMOUS } from "../core/subject.js";
+import type { MemoryRecord } from "../model/record.js";
+import { ANONYMOUS } from "../model/subject.js";
 import { isExpired } from "../store/record-filter.js";
 import type { EmbeddedStore } from "../store/embedded-store.js";
 import type { RecordQuery } from "../store/store.js";

@@ -1,5 +1,5 @@
-import type { MemoryRecord, ScoredRecord } from "../core/record.js";
-import type { Subject } from "../core/subject.js";
+import type { MemoryRecord, ScoredRecord } from "../model/record.js";
+import type { Subject } from "../model/subject.js";
 
 /** Which recall-gate conditions a read relaxes. */
 export type GateRelax = { archived: boolean; superseded: boolean; scheduled: boolean };
