@@ -9,7 +9,7 @@ import { checkRuleSummary } from "./rule-checks.js";
 import type { Subject } from "../model/subject.js";
 import { checkContentBytes, checkTags, requireString } from "./validate.js";
 import { fullView, type MemoryView } from "./view.js";
-import { embedAndPut, type WriteResult } from "./write-record.js";
+import { embedAndCreate, type WriteResult } from "./write-record.js";
 import type { MemoryRecord } from "../model/record.js";
 import { GATE_ON } from "../store/store.js";
 
@@ -43,7 +43,7 @@ export async function storeRule(deps: CoreDeps, subject: Subject, a: StoreRuleAr
       rec.created_at = target.existing.created_at;
     }
   }
-  return embedAndPut(deps, rec);
+  return embedAndCreate(deps, rec);
 }
 
 export type RuleView = Pick<MemoryView, "id" | "short_id" | "summary" | "tags" | "scope" | "created_at">;

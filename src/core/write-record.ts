@@ -1,4 +1,5 @@
 import { idempotencyConflict } from "../argerror/index.js";
+import { RevisionConflictError } from "../store/store-errors.js";
 import { embeddingText } from "../embed/embedder.js";
 import { identityKey } from "../embed/embedder.js";
 import type { StoreArgs } from "./args.js";
@@ -30,16 +31,34 @@ export async function checkIdempotency(
   throw idempotencyConflict();
 }
 
-/** Embed first (a failed embed never touches the store), then mint, then write. */
-export async function embedAndPut(deps: CoreDeps, rec: MemoryRecord): Promise<WriteResult> {
+/** The record's vector, stamping the identity of the embedder that made it. */
+export async function embedRecord(deps: CoreDeps, rec: MemoryRecord): Promise<Float32Array> {
   const [vector] = await deps.embedder.embedDocuments([embeddingText(rec.content, rec.tags)]);
-  if (!rec.short_id) rec.short_id = await mintShortId((c) => deps.store.countShortId(c));
   rec.embedder_identity = identityKey(deps.embedder.identity);
-  await deps.store.put(rec, vector!);
-  if (rec.idempotency_fingerprint) {
-    // A concurrent racer with the same key may have landed first: report what persisted.
-    const persisted = await deps.store.getRaw(rec.id);
-    if (persisted) return { id: persisted.id, short_id: persisted.short_id };
+  return vector!;
+}
+
+/**
+ * Inserts a new record, never overwriting. When its id is taken, the only
+ * way that happens is a keyed create that raced another with the same key
+ * (or its own retry): the same fingerprint replays what persisted, another
+ * is a conflict. An unkeyed create whose id is taken (a discovery creating
+ * at a caller's fresh id that someone else just took) raises a revision
+ * conflict, which the caller's retry resolves by reading again.
+ */
+export async function createRecord(deps: CoreDeps, rec: MemoryRecord, vector: Float32Array): Promise<WriteResult> {
+  if (!rec.short_id) rec.short_id = await mintShortId((c) => deps.store.countShortId(c));
+  if (await deps.store.create(rec, vector)) return { id: rec.id, short_id: rec.short_id };
+  const persisted = await deps.store.getRaw(rec.id);
+  if (rec.idempotency_fingerprint && persisted) {
+    if (persisted.idempotency_fingerprint === rec.idempotency_fingerprint) return { id: persisted.id, short_id: persisted.short_id };
+    throw idempotencyConflict();
   }
-  return { id: rec.id, short_id: rec.short_id };
+  throw new RevisionConflictError(rec.id, persisted === undefined);
+}
+
+/** Embed first (a failed embed never touches the store), then mint, then create. */
+export async function embedAndCreate(deps: CoreDeps, rec: MemoryRecord): Promise<WriteResult> {
+  const vector = await embedRecord(deps, rec);
+  return createRecord(deps, rec, vector);
 }

@@ -12,7 +12,7 @@ import { SCHEMA_SQL } from "./sqlite-schema.js";
 import type { ImportRow, ListPage, RecordQuery, ResolveResult, SchemaHistogram, Store, StorePart } from "./store.js";
 import { isUuid } from "./uuid.js";
 import { META_DATABASE_ID } from "./meta-keys.js";
-import { TargetsGoneError, TargetsSupersededError } from "./store-errors.js";
+import { RecordExistsError, RevisionConflictError, TargetsGoneError, TargetsSupersededError } from "./store-errors.js";
 import type { MigrationStore, PassSource, RowRewrite, VersionedRow, WriteOutcome } from "./migrations/migration-store.js";
 import type { Payload } from "./migrations/step.js";
 import { VectorIndex, type SnapshotOrigin, type VectorFilter, type VectorHit } from "./vector-index.js";
@@ -20,6 +20,9 @@ import { AccessCoalescer, type AccessEntry } from "./access-coalescer.js";
 
 /** A row's indexed columns as stored, for an update that may leave unchanged ones (and their index) alone. */
 type StoredIndexed = { short_id: string | null; schema_version: number | null };
+
+/** How writeRecord treats a row already at the record's id (see there). */
+type WriteMode = "upsert" | "insert" | "update" | { stored: StoredIndexed } | { expect: string | null };
 
 type ScopeStats = { byOwner: Map<string, number>; sharedByOwner: Map<string, number>; shared: number };
 
@@ -537,52 +540,66 @@ export class EmbeddedStore implements Store, MigrationStore {
 
   // ---- writes ---------------------------------------------------------------
 
-  async put(record: MemoryRecord, vector: Float32Array): Promise<void> {
-    this.writeRecord(record, vector);
+  async create(record: MemoryRecord, vector: Float32Array): Promise<boolean> {
+    const created = this.writeRecord(record, vector, undefined, "insert");
     this.afterWrite();
+    return created;
   }
 
   async replace(record: MemoryRecord, vector?: Float32Array): Promise<void> {
-    this.writeRecord(record, vector);
+    // One statement: SQLite checks the revision and writes under its own lock,
+    // so a second connection cannot write between the check and the write.
+    const written = this.writeRecord(record, vector, undefined, { expect: record.revision ?? null });
     this.afterWrite();
+    if (!written) throw new RevisionConflictError(record.id, this.stmt("SELECT 1 FROM records WHERE id = ?").get(record.id) === undefined);
   }
 
   /**
-   * The one place a record row is written; the codec stamps the version.
-   * "update" never inserts, so a migration cannot resurrect a record deleted
-   * while it ran; it reports whether a row was there. An update that is
-   * told the row's indexed columns as they are now (`{ stored }`) leaves an
-   * index alone when its column keeps its value: naming a column in SET
-   * rewrites its index entry anyway, which for a sweep or an access flush
-   * is an extra page write per record.
+   * The one place a record row is written; the codec stamps the version and
+   * a fresh revision (an import keeps the one it carries). "update" never
+   * inserts, so a migration cannot resurrect a record deleted while it ran;
+   * it reports whether a row was there. "insert" never overwrites: it
+   * reports whether the id was free. `{ expect }` updates only while the
+   * stored revision is that one (null: a record written before revisions).
+   * An update that is told the row's indexed columns as they are now
+   * (`{ stored }`) leaves an index alone when its column keeps its value:
+   * naming a column in SET rewrites its index entry anyway, which for a
+   * sweep or an access flush is an extra page write per record.
    */
   writeRecord(
     record: MemoryRecord,
     vector?: Float32Array,
     version?: number | null,
-    mode: "upsert" | "update" | { stored: StoredIndexed } = "upsert",
+    mode: WriteMode = "upsert",
+    revision: "fresh" | "carried" = "fresh",
   ): boolean {
-    const c = version === undefined ? encodeRecord(record) : encodeRecord(record, version);
+    const c = version === undefined ? encodeRecord(record, undefined, revision) : encodeRecord(record, version, revision);
     const blob = vector ? Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength) : undefined;
     const set = `short_id = @short_id, owner = @owner, scope = @scope, visibility = @visibility, category = @category,
       kind = @kind, created_at = @created_at, not_before = @not_before, not_after = @not_after,
       superseded_by = @superseded_by, archived_at = @archived_at, schema_version = @schema_version, payload = @payload`;
-    if (mode !== "upsert") {
+    if (mode === "update" || (typeof mode === "object" && "stored" in mode)) {
       const stored = typeof mode === "object" ? mode.stored : undefined;
       let columns = set;
       if (stored && stored.short_id === c.short_id) columns = columns.replace("short_id = @short_id, ", "");
       if (stored && stored.schema_version === c.schema_version) columns = columns.replace(", schema_version = @schema_version", "");
       return this.stmt(`UPDATE records SET ${columns}, vector = coalesce(@vector, vector) WHERE id = @id`).run({ ...c, vector: blob ?? null }).changes > 0;
     }
-    this.stmt(
-        `INSERT INTO records (id, short_id, owner, scope, visibility, category, kind, created_at, not_before, not_after,
-           superseded_by, archived_at, schema_version, payload, vector)
-         VALUES (@id, @short_id, @owner, @scope, @visibility, @category, @kind, @created_at, @not_before, @not_after,
-           @superseded_by, @archived_at, @schema_version, @payload, @vector)
-         ON CONFLICT(id) DO UPDATE SET ${set.replace(/@(\w+)/g, "excluded.$1")},
-           vector = coalesce(excluded.vector, records.vector)`,
-      ).run({ ...c, vector: blob ?? null });
-    return true;
+    if (typeof mode === "object") {
+      const cas = this.stmt(`UPDATE records SET ${set}, vector = coalesce(@vector, vector)
+         WHERE id = @id AND json_extract(payload, '$.revision') IS @expect`);
+      return cas.run({ ...c, vector: blob ?? null, expect: mode.expect }).changes > 0;
+    }
+    const onConflict =
+      mode === "insert"
+        ? "DO NOTHING"
+        : `DO UPDATE SET ${set.replace(/@(\w+)/g, "excluded.$1")}, vector = coalesce(excluded.vector, records.vector)`;
+    const write = this.stmt(`INSERT INTO records (id, short_id, owner, scope, visibility, category, kind, created_at, not_before, not_after,
+         superseded_by, archived_at, schema_version, payload, vector)
+       VALUES (@id, @short_id, @owner, @scope, @visibility, @category, @kind, @created_at, @not_before, @not_after,
+         @superseded_by, @archived_at, @schema_version, @payload, @vector)
+       ON CONFLICT(id) ${onConflict}`);
+    return write.run({ ...c, vector: blob ?? null }).changes > 0;
   }
 
   private readonly statements = new Map<string, Database.Statement>();
@@ -608,7 +625,7 @@ export class EmbeddedStore implements Store, MigrationStore {
   async importBatch(rows: readonly ImportRow[]): Promise<void> {
     // One IMMEDIATE transaction: a batch that fails part-way leaves nothing behind.
     this.transaction(() => {
-      for (const r of rows) this.writeRecord(r.record, r.vector, r.version);
+      for (const r of rows) this.writeRecord(r.record, r.vector, r.version, "upsert", "carried");
     });
   }
 
@@ -624,7 +641,8 @@ export class EmbeddedStore implements Store, MigrationStore {
       });
       const taken = targets.filter((t) => t.superseded_by).map((t) => t.id);
       if (taken.length > 0) throw new TargetsSupersededError(taken);
-      this.writeRecord(record, vector);
+      // Insert-only: a keyed supersede never overwrites the record its key already made.
+      if (!this.writeRecord(record, vector, undefined, "insert")) throw new RecordExistsError(record.id);
       for (const t of targets) this.writeRecord({ ...t, superseded_by: record.id });
     });
     try {
