@@ -13,7 +13,7 @@ import type { ImportRow, ListPage, RecordQuery, ResolveResult, SchemaHistogram, 
 import { isUuid } from "./uuid.js";
 import { META_DATABASE_ID } from "./meta-keys.js";
 import { RecordExistsError, RevisionConflictError, TargetsGoneError, TargetsSupersededError } from "./store-errors.js";
-import type { MigrationStore, PassSource, RowRewrite, VersionedRow, WriteOutcome } from "./migrations/migration-store.js";
+import type { BatchBudget, MigrationStore, PassSource, RowRewrite, VersionedRow, WriteOutcome } from "./migrations/migration-store.js";
 import type { Payload } from "./migrations/step.js";
 import { VectorIndex, type SnapshotOrigin, type VectorFilter, type VectorHit } from "./vector-index.js";
 import { AccessCoalescer, type AccessEntry } from "./access-coalescer.js";
@@ -895,7 +895,7 @@ export class EmbeddedStore implements Store, MigrationStore {
    * found it no longer eligible, so a pass reads the head of what is left
    * and counting the backlog costs nothing like a scan of the store.
    */
-  pinBelow(target: number): number {
+  async pinBelow(target: number): Promise<number> {
     this.db.exec(`CREATE TEMP TABLE IF NOT EXISTS migrate_pin (rid INTEGER PRIMARY KEY);
       CREATE TEMP TABLE IF NOT EXISTS migrate_pending (rid INTEGER PRIMARY KEY);
       DELETE FROM temp.migrate_pin; DELETE FROM temp.migrate_pending;`);
@@ -904,11 +904,11 @@ export class EmbeddedStore implements Store, MigrationStore {
     return n;
   }
 
-  pendingCount(): number {
+  async pendingCount(): Promise<number> {
     return (this.stmt("SELECT count(*) AS n FROM temp.migrate_pending").get() as { n: number }).n;
   }
 
-  countBelow(target: number, pinnedOnly: boolean): number {
+  async countBelow(target: number, pinnedOnly: boolean): Promise<number> {
     const sql = pinnedOnly
       ? `SELECT count(*) AS n FROM temp.migrate_pin p JOIN records r ON r.rid = p.rid
            WHERE r.schema_version IS NULL OR r.schema_version < ?`
@@ -916,7 +916,8 @@ export class EmbeddedStore implements Store, MigrationStore {
     return (this.stmt(sql).get(target) as { n: number }).n;
   }
 
-  scanPinned(target: number, visit: (row: VersionedRow) => void): void {
+  /** One statement over the whole pin: in-process, a batch boundary would only cost. */
+  async scanPinned(target: number, _budget: BatchBudget, visit: (row: VersionedRow) => void): Promise<void> {
     const rows = this.stmt(
       `SELECT r.id, r.schema_version, r.payload FROM temp.migrate_pin p JOIN records r ON r.rid = p.rid
          WHERE r.schema_version IS NULL OR r.schema_version < ? ORDER BY p.rid`,
@@ -924,18 +925,18 @@ export class EmbeddedStore implements Store, MigrationStore {
     for (const r of rows) visit({ id: r.id, version: r.schema_version ?? 0, payload: JSON.parse(r.payload) as Payload });
   }
 
-  countAbove(version: number): number {
+  async countAbove(version: number): Promise<number> {
     return (this.stmt("SELECT count(*) AS n FROM records WHERE schema_version > ?").get(version) as { n: number }).n;
   }
 
-  versionHistogramAbove(version: number): Map<number, number> {
+  async versionHistogramAbove(version: number): Promise<Map<number, number>> {
     const rows = this.db
       .prepare("SELECT schema_version AS v, count(*) AS n FROM records WHERE schema_version > ? GROUP BY schema_version")
       .all(version) as { v: number; n: number }[];
     return new Map(rows.map((r) => [r.v, r.n]));
   }
 
-  rewritePass(source: PassSource, limit: number, version: number, rewrite: RowRewrite): WriteOutcome[] {
+  async rewritePass(source: PassSource, budget: BatchBudget, version: number, rewrite: RowRewrite): Promise<WriteOutcome[]> {
     type Read = { rid: number; id: string | null; short_id: string | null; schema_version: number | null; payload: string | null };
     const pinned = "pinnedBelow" in source;
     // Pinned: the head of the pending backlog, with rows gone meanwhile (id null) kept so they can be dropped.
@@ -948,13 +949,17 @@ export class EmbeddedStore implements Store, MigrationStore {
     // Immediate, like transaction(): wait for a concurrent writer instead of failing.
     this.db
       .transaction(() => {
-        const rows = (pinned ? read.all(limit) : read.all(source.above, limit)) as Read[];
+        const rows = (pinned ? read.all(budget.rows) : read.all(source.above, budget.rows)) as Read[];
+        let bytes = 0;
         for (const r of rows) {
+          // Past the first record, a batch ends once it holds the byte budget; the rest wait for the next pass.
+          if (bytes >= budget.bytes) break;
           const v = r.schema_version ?? 0;
           if (pinned && (r.payload === null || (r.schema_version !== null && v >= source.pinnedBelow))) {
             drop!.run(r.rid);
             continue;
           }
+          bytes += Buffer.byteLength(r.payload!, "utf8");
           const next = rewrite({ id: r.id!, version: v, payload: JSON.parse(r.payload!) as Payload });
           if (next === undefined) break;
           try {
