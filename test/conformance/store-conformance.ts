@@ -541,6 +541,35 @@ export function storeConformance(name: string, factory: StoreHarnessFactory): vo
       });
     }
 
+    it("race: a keyed create whose id is taken and freed again before it looks creates its record after all", async () => {
+      const { h, a, b, vec } = await two();
+      const args = { content: "mine", scope: "repo:keyed", source: "user-said", category: "decision", idempotency_key: "k-freed" };
+      let taken: string | undefined;
+      const meddling = new Proxy(a, {
+        get(target, prop) {
+          const value = Reflect.get(target, prop, target) as unknown;
+          if (typeof value !== "function") return value;
+          if (prop === "create")
+            return async (record: MemoryRecord, vector: Float32Array) => {
+              if (taken === undefined) {
+                taken = record.id;
+                await b.create({ ...record, content: "someone else's, soon deleted", idempotency_fingerprint: "other" }, await vec("x"));
+              }
+              return target.create(record, vector);
+            };
+          if (prop === "getRaw")
+            return async (id: string) => {
+              if (id === taken) await b.delete(id);
+              return target.getRaw(id);
+            };
+          return (value as (...x: unknown[]) => unknown).bind(target);
+        },
+      });
+      const out = await coreOver(meddling, h.dim).storeMemory(ALICE, args);
+      expect(out.id).toBe(taken);
+      expect((await b.getRaw(out.id))!.content).toBe("mine");
+    });
+
     it("race: a record that changes on every attempt ends in write_contended, with nothing written by the loser", async () => {
       const { h, a, b, vec } = await two();
       await a.create(rec(260, { short_id: "CONTEND260" }), await vec("x"));
