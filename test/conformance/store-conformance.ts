@@ -404,6 +404,27 @@ export function storeConformance(name: string, factory: StoreHarnessFactory): vo
       expect(await m.countBelow(LATEST_VERSION, false)).toBe(0);
     });
 
+    it("a replace from a read taken before a sweep rewrote the record is a conflict: a sweep write is a write", async () => {
+      const { h, a, b, vec } = await two();
+      await a.importBatch([{ record: rec(130), vector: await vec("x"), version: 1 }]);
+      const before = (await b.getRaw(rec(130).id))!;
+      expect(await migrate(h.migrations(a), { target: LATEST_VERSION, apply: true })).toMatchObject({ migrated: 1, backlog: 0 });
+      const err = await b.replace({ ...before, content: "stale" }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(RevisionConflictError);
+      expect(await a.getRaw(rec(130).id)).toMatchObject({ content: rec(130).content, schema_version: LATEST_VERSION });
+    });
+
+    it("warm resolves with every part ready, and close can be called twice", async () => {
+      const { h, a, vec } = await two();
+      for (let i = 140; i < 150; i++) await a.create(rec(i), await vec(`r${i}`));
+      const c = await h.open();
+      await c.warm();
+      expect(c.readiness?.() ?? []).toEqual([]);
+      expect(await c.count(query(ALICE))).toBe(10);
+      await c.close();
+      await c.close();
+    });
+
     // ---- races between two instances ---------------------------------------------------------
 
     it("race: two replaces from the same read, exactly one lands and the other is a conflict", async () => {
