@@ -30,7 +30,7 @@ import net from "node:net";
 
 import { authenticateRequest } from "./connect/request-auth.js";
 import type { TokenAuth } from "./core/static-tokens.js";
-import type { Subject } from "./core/subject.js";
+import type { Subject } from "./model/subject.js";
 import { defaultConsoleDir, isConsolePath, serveConsole } from "./ui/console-route.js";
 
 export type AnyRequest = IncomingMessage | Http2ServerRequest;

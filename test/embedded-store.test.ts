@@ -49,7 +49,7 @@ describe("the embedded store", () => {
 
     // Another process writes while the snapshot is on disk.
     const writer = EmbeddedStore.open({ dataDir: dir, dim: DIM });
-    await writer.put(rec(9001), vec(9001));
+    await writer.create(rec(9001), vec(9001));
     await writer.delete(rec(42).id);
     await writer.close();
 
@@ -89,9 +89,9 @@ describe("the embedded store", () => {
     const dir = mkdtempSync(join(tmpdir(), "engram-es-"));
     const server = EmbeddedStore.open({ dataDir: dir, dim: DIM });
     const operator = EmbeddedStore.open({ dataDir: dir, dim: DIM });
-    await server.put(rec(1), vec(1));
+    await server.create(rec(1), vec(1));
     expect(await operator.count({ ...query, scope: "repo:1" })).toBe(1);
-    await operator.replace({ ...rec(1), archived_at: "2026-01-01T00:00:00.000Z" });
+    await operator.replace({ ...(await operator.getRaw(rec(1).id))!, archived_at: "2026-01-01T00:00:00.000Z" });
     expect(await server.count({ ...query, scope: "repo:1" })).toBe(0);
     expect((await server.search(query, vec(1), "record", 3)).map((h) => h.record.id)).not.toContain(rec(1).id);
     await server.close();
@@ -100,10 +100,10 @@ describe("the embedded store", () => {
 
   it("the lexical candidates are the records holding the most (and rarest) query words, ties by age", async () => {
     const s = EmbeddedStore.open({ dataDir: ":memory:", dim: DIM });
-    for (let i = 100; i < 140; i++) await s.put({ ...rec(i), content: `plain note ${i} about flux` }, vec(i));
-    await s.put({ ...rec(7), content: "the flux capacitor needs plutonium" }, vec(7));
-    await s.put({ ...rec(8), content: "the capacitor is charged" }, vec(8));
-    await s.put({ ...rec(9), content: "another capacitor is charged" }, vec(9));
+    for (let i = 100; i < 140; i++) await s.create({ ...rec(i), content: `plain note ${i} about flux` }, vec(i));
+    await s.create({ ...rec(7), content: "the flux capacitor needs plutonium" }, vec(7));
+    await s.create({ ...rec(8), content: "the capacitor is charged" }, vec(8));
+    await s.create({ ...rec(9), content: "another capacitor is charged" }, vec(9));
     // One lexical candidate: rec 7 holds both words, every other record at most one.
     const both = (await s.search(query, vec(120), "flux capacitor", 1)).map((h) => h.record.id);
     expect(both).toContain(rec(7).id);
@@ -116,8 +116,8 @@ describe("the embedded store", () => {
 
   it("a lexical match is a candidate even when its vector is far away", async () => {
     const s = EmbeddedStore.open({ dataDir: ":memory:", dim: DIM });
-    await s.put({ ...rec(7), content: "the flux capacitor needs plutonium" }, vec(7));
-    for (let i = 100; i < 140; i++) await s.put(rec(i), vec(i));
+    await s.create({ ...rec(7), content: "the flux capacitor needs plutonium" }, vec(7));
+    for (let i = 100; i < 140; i++) await s.create(rec(i), vec(i));
     const hits = await s.search(query, vec(120), "plutonium", 5);
     expect(hits.map((h) => h.record.id)).toContain(rec(7).id);
     await s.close();

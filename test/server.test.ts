@@ -18,7 +18,7 @@ import {
 } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 
-import { ANONYMOUS } from "../src/core/subject.js";
+import { ANONYMOUS } from "../src/model/subject.js";
 import { TokenAuth, loadTokenAuth, parseTokenSpec } from "../src/core/static-tokens.js";
 import { EngramService } from "../src/gen/engram/v1/engram_pb.js";
 import { parseListenAddr, startServer, subjectOf, type Handler } from "../src/server.js";

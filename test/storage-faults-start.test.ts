@@ -43,7 +43,7 @@ async function seededDir(n: number, withSnapshot = false): Promise<{ dir: string
     const r = syntheticRecord(i, { content: `record ${i} ${"lorem ipsum dolor ".repeat(40)}` });
     const v = new Float32Array(DIM);
     v[i % DIM] = 1;
-    await store.put(r, v);
+    await store.create(r, v);
     ids.push(r.id);
   }
   if (withSnapshot) await store.search({ gate: GATE_ON, subject: ANONYMOUS } as never, new Float32Array(DIM).fill(0.1), "", 4);

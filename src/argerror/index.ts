@@ -28,6 +28,7 @@ export {
   ruleImmutable,
   staleSummary,
   idempotencyConflict,
+  writeContended,
 } from "./sentinel.js";
 export type { SentinelKind, RuleImmutableAction } from "./sentinel.js";
 export {

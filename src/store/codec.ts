@@ -1,6 +1,7 @@
-import type { MemoryRecord } from "../core/record.js";
+import type { MemoryRecord } from "../model/record.js";
 import { CURRENT_SCHEMA_VERSION } from "./schema-version.js";
 import { deriveCurrentKeys } from "./migrations/registry.js";
+import { newRevision } from "./revision.js";
 
 /** Columns the embedded store indexes, derived from the payload on every write. */
 export type IndexedColumns = {
@@ -23,14 +24,22 @@ export type IndexedColumns = {
 /**
  * The one codec every write passes through. Ordinary writes stamp the
  * current schema version; only the migration runner names another one.
+ * Every write stamps a fresh revision, except an import, which writes the
+ * record exactly as exported (`"carried"`).
  */
-export function encodeRecord(record: MemoryRecord, version: number | null = CURRENT_SCHEMA_VERSION): IndexedColumns {
+export function encodeRecord(
+  record: MemoryRecord,
+  version: number | null = CURRENT_SCHEMA_VERSION,
+  revision: "fresh" | "carried" = "fresh",
+): IndexedColumns {
   // At the current version the codec derives what the newest step would
   // add, so ordinary writes never create work for the sweep. A migration
   // writing an older version passes the payload it computed, untouched.
   const stamped = (version === CURRENT_SCHEMA_VERSION ? deriveCurrentKeys({ ...record }) : { ...record }) as MemoryRecord;
-  if (version === null) delete stamped.schema_version;
-  else stamped.schema_version = version;
+  // The version stays the last key (a sweep strips it cheaply), so the revision goes in before it.
+  if ("schema_version" in stamped) delete stamped.schema_version;
+  if (revision === "fresh") stamped.revision = newRevision();
+  if (version !== null) stamped.schema_version = version;
   return {
     id: stamped.id,
     short_id: stamped.short_id ? stamped.short_id.toUpperCase() : null,

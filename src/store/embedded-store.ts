@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import type { Logger } from "../core/deps.js";
-import type { MemoryRecord, ScoredRecord } from "../core/record.js";
-import type { Subject } from "../core/subject.js";
+import type { Logger } from "../model/logger.js";
+import type { MemoryRecord, ScoredRecord } from "../model/record.js";
+import type { Subject } from "../model/subject.js";
 import { decodeRecord, encodeRecord } from "./codec.js";
 import { lexicalTokens } from "./lexical.js";
 import { citationKey, matches, readable, type RecordAttrs } from "./record-filter.js";
@@ -11,12 +11,12 @@ import { SCHEMA_SQL } from "./sqlite-schema.js";
 import type { ImportRow, ListPage, RecordQuery, ResolveResult, SchemaHistogram, Store, StorePart } from "./store.js";
 import { isUuid } from "./uuid.js";
 import { META_DATABASE_ID, META_WRITE_PROBE } from "./meta-keys.js";
-import { TargetsGoneError, TargetsSupersededError } from "./store-errors.js";
+import { RecordExistsError, RevisionConflictError, TargetsGoneError, TargetsSupersededError } from "./store-errors.js";
 import { faultCause, guardStoreFaults, storeFaultOf } from "./store-fault.js";
 import { quickCheckInWorker } from "./integrity-check.js";
 import { WriteHealth } from "./write-health.js";
 import { damagedRefusal, markHasRecords, openRefusal, prepareDataDir, refuseEmptyWithRecords, type StoreOpenError } from "./open-refusal.js";
-import type { MigrationStore, PassSource, RowRewrite, VersionedRow, WriteOutcome } from "./migrations/migration-store.js";
+import type { BatchBudget, MigrationStore, PassSource, RowRewrite, VersionedRow, WriteOutcome } from "./migrations/migration-store.js";
 import type { Payload } from "./migrations/step.js";
 import { TopK } from "./exact-scan.js";
 import { VectorIndex, type SnapshotOrigin, type VectorFilter, type VectorHit } from "./vector-index.js";
@@ -24,6 +24,9 @@ import { AccessCoalescer, type AccessEntry } from "./access-coalescer.js";
 
 /** A row's indexed columns as stored, for an update that may leave unchanged ones (and their index) alone. */
 type StoredIndexed = { short_id: string | null; schema_version: number | null };
+
+/** How writeRecord treats a row already at the record's id (see there). */
+type WriteMode = "upsert" | "insert" | "update" | { stored: StoredIndexed } | { expect: string | null };
 
 type ScopeStats = { byOwner: Map<string, number>; sharedByOwner: Map<string, number>; shared: number };
 
@@ -94,7 +97,7 @@ export type EmbeddedStoreOptions = {
 
 /** The methods that write: a storage fault in one of them is `store_cannot_write` and starts an episode. */
 const WRITE_METHODS: ReadonlySet<PropertyKey> = new Set([
-  "put",
+  "create",
   "replace",
   "supersede",
   "delete",
@@ -688,52 +691,66 @@ export class EmbeddedStore implements Store, MigrationStore {
 
   // ---- writes ---------------------------------------------------------------
 
-  async put(record: MemoryRecord, vector: Float32Array): Promise<void> {
-    this.writeRecord(record, vector);
+  async create(record: MemoryRecord, vector: Float32Array): Promise<boolean> {
+    const created = this.writeRecord(record, vector, undefined, "insert");
     this.afterWrite();
+    return created;
   }
 
   async replace(record: MemoryRecord, vector?: Float32Array): Promise<void> {
-    this.writeRecord(record, vector);
+    // One statement: SQLite checks the revision and writes under its own lock,
+    // so a second connection cannot write between the check and the write.
+    const written = this.writeRecord(record, vector, undefined, { expect: record.revision ?? null });
     this.afterWrite();
+    if (!written) throw new RevisionConflictError(record.id, this.stmt("SELECT 1 FROM records WHERE id = ?").get(record.id) === undefined);
   }
 
   /**
-   * The one place a record row is written; the codec stamps the version.
-   * "update" never inserts, so a migration cannot resurrect a record deleted
-   * while it ran; it reports whether a row was there. An update that is
-   * told the row's indexed columns as they are now (`{ stored }`) leaves an
-   * index alone when its column keeps its value: naming a column in SET
-   * rewrites its index entry anyway, which for a sweep or an access flush
-   * is an extra page write per record.
+   * The one place a record row is written; the codec stamps the version and
+   * a fresh revision (an import keeps the one it carries). "update" never
+   * inserts, so a migration cannot resurrect a record deleted while it ran;
+   * it reports whether a row was there. "insert" never overwrites: it
+   * reports whether the id was free. `{ expect }` updates only while the
+   * stored revision is that one (null: a record written before revisions).
+   * An update that is told the row's indexed columns as they are now
+   * (`{ stored }`) leaves an index alone when its column keeps its value:
+   * naming a column in SET rewrites its index entry anyway, which for a
+   * sweep or an access flush is an extra page write per record.
    */
   writeRecord(
     record: MemoryRecord,
     vector?: Float32Array,
     version?: number | null,
-    mode: "upsert" | "update" | { stored: StoredIndexed } = "upsert",
+    mode: WriteMode = "upsert",
+    revision: "fresh" | "carried" = "fresh",
   ): boolean {
-    const c = version === undefined ? encodeRecord(record) : encodeRecord(record, version);
+    const c = version === undefined ? encodeRecord(record, undefined, revision) : encodeRecord(record, version, revision);
     const blob = vector ? Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength) : undefined;
     const set = `short_id = @short_id, owner = @owner, scope = @scope, visibility = @visibility, category = @category,
       kind = @kind, created_at = @created_at, not_before = @not_before, not_after = @not_after,
       superseded_by = @superseded_by, archived_at = @archived_at, schema_version = @schema_version, payload = @payload`;
-    if (mode !== "upsert") {
+    if (mode === "update" || (typeof mode === "object" && "stored" in mode)) {
       const stored = typeof mode === "object" ? mode.stored : undefined;
       let columns = set;
       if (stored && stored.short_id === c.short_id) columns = columns.replace("short_id = @short_id, ", "");
       if (stored && stored.schema_version === c.schema_version) columns = columns.replace(", schema_version = @schema_version", "");
       return this.stmt(`UPDATE records SET ${columns}, vector = coalesce(@vector, vector) WHERE id = @id`).run({ ...c, vector: blob ?? null }).changes > 0;
     }
-    this.stmt(
-        `INSERT INTO records (id, short_id, owner, scope, visibility, category, kind, created_at, not_before, not_after,
-           superseded_by, archived_at, schema_version, payload, vector)
-         VALUES (@id, @short_id, @owner, @scope, @visibility, @category, @kind, @created_at, @not_before, @not_after,
-           @superseded_by, @archived_at, @schema_version, @payload, @vector)
-         ON CONFLICT(id) DO UPDATE SET ${set.replace(/@(\w+)/g, "excluded.$1")},
-           vector = coalesce(excluded.vector, records.vector)`,
-      ).run({ ...c, vector: blob ?? null });
-    return true;
+    if (typeof mode === "object") {
+      const cas = this.stmt(`UPDATE records SET ${set}, vector = coalesce(@vector, vector)
+         WHERE id = @id AND json_extract(payload, '$.revision') IS @expect`);
+      return cas.run({ ...c, vector: blob ?? null, expect: mode.expect }).changes > 0;
+    }
+    const onConflict =
+      mode === "insert"
+        ? "DO NOTHING"
+        : `DO UPDATE SET ${set.replace(/@(\w+)/g, "excluded.$1")}, vector = coalesce(excluded.vector, records.vector)`;
+    const write = this.stmt(`INSERT INTO records (id, short_id, owner, scope, visibility, category, kind, created_at, not_before, not_after,
+         superseded_by, archived_at, schema_version, payload, vector)
+       VALUES (@id, @short_id, @owner, @scope, @visibility, @category, @kind, @created_at, @not_before, @not_after,
+         @superseded_by, @archived_at, @schema_version, @payload, @vector)
+       ON CONFLICT(id) ${onConflict}`);
+    return write.run({ ...c, vector: blob ?? null }).changes > 0;
   }
 
   private readonly statements = new Map<string, Database.Statement>();
@@ -759,7 +776,7 @@ export class EmbeddedStore implements Store, MigrationStore {
   async importBatch(rows: readonly ImportRow[]): Promise<void> {
     // One IMMEDIATE transaction: a batch that fails part-way leaves nothing behind.
     this.transaction(() => {
-      for (const r of rows) this.writeRecord(r.record, r.vector, r.version);
+      for (const r of rows) this.writeRecord(r.record, r.vector, r.version, "upsert", "carried");
     });
   }
 
@@ -775,7 +792,8 @@ export class EmbeddedStore implements Store, MigrationStore {
       });
       const taken = targets.filter((t) => t.superseded_by).map((t) => t.id);
       if (taken.length > 0) throw new TargetsSupersededError(taken);
-      this.writeRecord(record, vector);
+      // Insert-only: a keyed supersede never overwrites the record its key already made.
+      if (!this.writeRecord(record, vector, undefined, "insert")) throw new RecordExistsError(record.id);
       for (const t of targets) this.writeRecord({ ...t, superseded_by: record.id });
     });
     try {
@@ -1047,7 +1065,7 @@ export class EmbeddedStore implements Store, MigrationStore {
    * found it no longer eligible, so a pass reads the head of what is left
    * and counting the backlog costs nothing like a scan of the store.
    */
-  pinBelow(target: number): number {
+  async pinBelow(target: number): Promise<number> {
     this.db.exec(`CREATE TEMP TABLE IF NOT EXISTS migrate_pin (rid INTEGER PRIMARY KEY);
       CREATE TEMP TABLE IF NOT EXISTS migrate_pending (rid INTEGER PRIMARY KEY);
       DELETE FROM temp.migrate_pin; DELETE FROM temp.migrate_pending;`);
@@ -1056,11 +1074,11 @@ export class EmbeddedStore implements Store, MigrationStore {
     return n;
   }
 
-  pendingCount(): number {
+  async pendingCount(): Promise<number> {
     return (this.stmt("SELECT count(*) AS n FROM temp.migrate_pending").get() as { n: number }).n;
   }
 
-  countBelow(target: number, pinnedOnly: boolean): number {
+  async countBelow(target: number, pinnedOnly: boolean): Promise<number> {
     const sql = pinnedOnly
       ? `SELECT count(*) AS n FROM temp.migrate_pin p JOIN records r ON r.rid = p.rid
            WHERE r.schema_version IS NULL OR r.schema_version < ?`
@@ -1068,7 +1086,8 @@ export class EmbeddedStore implements Store, MigrationStore {
     return (this.stmt(sql).get(target) as { n: number }).n;
   }
 
-  scanPinned(target: number, visit: (row: VersionedRow) => void): void {
+  /** One statement over the whole pin: in-process, a batch boundary would only cost. */
+  async scanPinned(target: number, _budget: BatchBudget, visit: (row: VersionedRow) => void): Promise<void> {
     const rows = this.stmt(
       `SELECT r.id, r.schema_version, r.payload FROM temp.migrate_pin p JOIN records r ON r.rid = p.rid
          WHERE r.schema_version IS NULL OR r.schema_version < ? ORDER BY p.rid`,
@@ -1076,18 +1095,18 @@ export class EmbeddedStore implements Store, MigrationStore {
     for (const r of rows) visit({ id: r.id, version: r.schema_version ?? 0, payload: JSON.parse(r.payload) as Payload });
   }
 
-  countAbove(version: number): number {
+  async countAbove(version: number): Promise<number> {
     return (this.stmt("SELECT count(*) AS n FROM records WHERE schema_version > ?").get(version) as { n: number }).n;
   }
 
-  versionHistogramAbove(version: number): Map<number, number> {
+  async versionHistogramAbove(version: number): Promise<Map<number, number>> {
     const rows = this.db
       .prepare("SELECT schema_version AS v, count(*) AS n FROM records WHERE schema_version > ? GROUP BY schema_version")
       .all(version) as { v: number; n: number }[];
     return new Map(rows.map((r) => [r.v, r.n]));
   }
 
-  rewritePass(source: PassSource, limit: number, version: number, rewrite: RowRewrite): WriteOutcome[] {
+  async rewritePass(source: PassSource, budget: BatchBudget, version: number, rewrite: RowRewrite): Promise<WriteOutcome[]> {
     type Read = { rid: number; id: string | null; short_id: string | null; schema_version: number | null; payload: string | null };
     const pinned = "pinnedBelow" in source;
     // Pinned: the head of the pending backlog, with rows gone meanwhile (id null) kept so they can be dropped.
@@ -1100,13 +1119,17 @@ export class EmbeddedStore implements Store, MigrationStore {
     // Immediate, like transaction(): wait for a concurrent writer instead of failing.
     this.db
       .transaction(() => {
-        const rows = (pinned ? read.all(limit) : read.all(source.above, limit)) as Read[];
+        const rows = (pinned ? read.all(budget.rows) : read.all(source.above, budget.rows)) as Read[];
+        let bytes = 0;
         for (const r of rows) {
+          // Past the first record, a batch ends once it holds the byte budget; the rest wait for the next pass.
+          if (bytes >= budget.bytes) break;
           const v = r.schema_version ?? 0;
           if (pinned && (r.payload === null || (r.schema_version !== null && v >= source.pinnedBelow))) {
             drop!.run(r.rid);
             continue;
           }
+          bytes += Buffer.byteLength(r.payload!, "utf8");
           const next = rewrite({ id: r.id!, version: v, payload: JSON.parse(r.payload!) as Payload });
           if (next === undefined) break;
           try {

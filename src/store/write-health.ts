@@ -1,4 +1,4 @@
-import type { Logger } from "../core/deps.js";
+import type { Logger } from "../model/logger.js";
 import type { FaultObserver, StoreFault } from "./store-fault.js";
 
 /** How often a store that cannot write tries a small write of its own, so /readyz recovers without waiting for a caller. */
