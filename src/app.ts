@@ -4,6 +4,7 @@ import { loadTokenAuth, type TokenAuth } from "./core/static-tokens.js";
 import { checkEmbedderIdentity, embedderFromEnv, identityKey, type Embedder } from "./embed/index.js";
 import { allowedOriginsFromEnv, requestTimeoutFromEnv, startServer, type Handler, type RunningServer } from "./server.js";
 import { EmbeddedStore } from "./store/embedded-store.js";
+import { QdrantSetupError, QdrantStore } from "./store/qdrant/index.js";
 import type { Store } from "./store/store.js";
 import { META_EMBEDDER_IDENTITY } from "./store/meta-keys.js";
 import { stderrLogger } from "./logger.js";
@@ -19,6 +20,23 @@ export class StartupError extends Error {
 /** Opens the configured store. The embedded store is the default and needs nothing else running. */
 export function openStore(env: NodeJS.ProcessEnv, dim: number, log?: Logger): Store {
   return EmbeddedStore.open({ dataDir: env.ENGRAM_DATA_DIR || DEFAULT_DATA_DIR, dim, log });
+}
+
+/**
+ * The store a server runs on: Qdrant when ENGRAM_QDRANT_URL is set (with
+ * ENGRAM_QDRANT_API_KEY and ENGRAM_QDRANT_COLLECTION, the alias), else the
+ * embedded store. Opening Qdrant checks the server version and the
+ * collection before anything is served; what it refuses stops the start.
+ */
+export async function openServingStore(env: NodeJS.ProcessEnv, dim: number, log?: Logger): Promise<Store> {
+  const url = env.ENGRAM_QDRANT_URL;
+  if (!url) return openStore(env, dim, log);
+  try {
+    return await QdrantStore.open({ url, apiKey: env.ENGRAM_QDRANT_API_KEY || undefined, collection: env.ENGRAM_QDRANT_COLLECTION || undefined, dim, log });
+  } catch (err) {
+    if (err instanceof QdrantSetupError) throw new StartupError(err.message);
+    throw err;
+  }
 }
 
 /**
@@ -40,7 +58,7 @@ export async function openEngram(opts: { env?: NodeJS.ProcessEnv; log?: Logger; 
   const limits = limitsFromEnv(env);
   const auth = loadTokenAuth(env);
   const embedder = opts.embedder ?? embedderFromEnv(env);
-  const store = opts.store ?? openStore(env, embedder.identity.dim, log);
+  const store = opts.store ?? (await openServingStore(env, embedder.identity.dim, log));
   await ensureEmbedderIdentity(store, embedder);
   const deps: CoreDeps = { store, embedder, limits, now: () => new Date(), log };
   return { core: createCore(deps), deps, auth, close: () => store.close() };
