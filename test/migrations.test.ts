@@ -1,10 +1,11 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { MemoryRecord } from "../src/core/index.js";
 import { EmbeddedStore } from "../src/store/embedded-store.js";
 import {
+  DEFAULT_BATCH_BYTES,
   LATEST_VERSION,
   migrate,
   previewRevert,
@@ -209,6 +210,24 @@ describe("revert refusals never lie", () => {
     expect(caught!.envelope).toBe(
       "field=record_version hint=unsupported: 1 record(s) at version 7 have no reachable chain to target 1; recovery is a collection snapshot",
     );
+  });
+});
+
+describe("batches bounded by bytes", () => {
+  it("a byte budget smaller than one record migrates one record per pass, and every record still arrives", async () => {
+    const store = freshStore();
+    seed(store, 10, 1);
+    const r = await migrate(store, { target: 2, apply: true, batchBytes: 1 });
+    // Ten passes of one record, then the pass that finds the backlog empty.
+    expect(r).toMatchObject({ migrated: 10, failed: 0, passes: 11, backlog: 0 });
+    const byDefault = freshStore();
+    seed(byDefault, 10, 1);
+    expect(await migrate(byDefault, { target: 2, apply: true })).toMatchObject({ migrated: 10, passes: 2 });
+  });
+
+  it("docs/migrate.md states the byte budget the engine applies", () => {
+    const doc = readFileSync(new URL("../docs/migrate.md", import.meta.url), "utf8");
+    expect(doc).toContain(`at most ${DEFAULT_BATCH_BYTES / (1024 * 1024)} MiB of stored`);
   });
 });
 

@@ -1,8 +1,9 @@
-import { idempotencyConflict } from "../argerror/index.js";
+import { idempotencyConflict, writeContended } from "../argerror/index.js";
 import { RevisionConflictError } from "../store/store-errors.js";
 import { embeddingText } from "../embed/embedder.js";
 import { identityKey } from "../embed/embedder.js";
 import type { StoreArgs } from "./args.js";
+import { WRITE_ATTEMPTS } from "./conditional-write.js";
 import type { CoreDeps } from "./deps.js";
 import { contentFingerprint, idempotentPointId } from "./idempotency.js";
 import type { MemoryRecord } from "../model/record.js";
@@ -42,19 +43,23 @@ export async function embedRecord(deps: CoreDeps, rec: MemoryRecord): Promise<Fl
  * Inserts a new record, never overwriting. When its id is taken, the only
  * way that happens is a keyed create that raced another with the same key
  * (or its own retry): the same fingerprint replays what persisted, another
- * is a conflict. An unkeyed create whose id is taken (a discovery creating
- * at a caller's fresh id that someone else just took) raises a revision
+ * is a conflict. An id taken and freed again before the read is tried
+ * again. An unkeyed create whose id is taken (a discovery creating at a
+ * caller's fresh id that someone else just took) raises a revision
  * conflict, which the caller's retry resolves by reading again.
  */
 export async function createRecord(deps: CoreDeps, rec: MemoryRecord, vector: Float32Array): Promise<WriteResult> {
   if (!rec.short_id) rec.short_id = await mintShortId((c) => deps.store.countShortId(c));
-  if (await deps.store.create(rec, vector)) return { id: rec.id, short_id: rec.short_id };
-  const persisted = await deps.store.getRaw(rec.id);
-  if (rec.idempotency_fingerprint && persisted) {
+  for (let i = 0; i < WRITE_ATTEMPTS; i++) {
+    if (await deps.store.create(rec, vector)) return { id: rec.id, short_id: rec.short_id };
+    const persisted = await deps.store.getRaw(rec.id);
+    // Taken, then deleted before the read: the id is free again.
+    if (!persisted) continue;
+    if (!rec.idempotency_fingerprint) throw new RevisionConflictError(rec.id, false);
     if (persisted.idempotency_fingerprint === rec.idempotency_fingerprint) return { id: persisted.id, short_id: persisted.short_id };
     throw idempotencyConflict();
   }
-  throw new RevisionConflictError(rec.id, persisted === undefined);
+  throw writeContended([rec.id]);
 }
 
 /** Embed first (a failed embed never touches the store), then mint, then create. */

@@ -99,7 +99,9 @@ export interface Store {
    * the stored record still carries `record.revision`, the one it was read
    * with (absent matches a record written before revisions). Otherwise
    * throws RevisionConflictError, `gone` when the record no longer exists,
-   * and writes nothing. Every write stamps a fresh revision.
+   * and writes nothing. Every write stamps a fresh revision. A store
+   * without transactions honours this with a conditional upsert on the
+   * revision and a read-back of the point.
    */
   replace(record: MemoryRecord, vector?: Float32Array): Promise<void>;
   /**
