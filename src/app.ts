@@ -5,6 +5,7 @@ import { checkEmbedderIdentity, embedderFromEnv, identityKey, type Embedder } fr
 import { allowedOriginsFromEnv, requestTimeoutFromEnv, startServer, type Handler, type RunningServer } from "./server.js";
 import { EmbeddedStore } from "./store/embedded-store.js";
 import { StoreOpenError } from "./store/open-refusal.js";
+import { QdrantSetupError, QdrantStore } from "./store/qdrant/index.js";
 import type { Store } from "./store/store.js";
 import { META_EMBEDDER_IDENTITY } from "./store/meta-keys.js";
 import { stderrLogger } from "./logger.js";
@@ -33,6 +34,23 @@ export function openStore(env: NodeJS.ProcessEnv, dim: number, log?: Logger, opt
 }
 
 /**
+ * The store a server runs on: Qdrant when ENGRAM_QDRANT_URL is set (with
+ * ENGRAM_QDRANT_API_KEY and ENGRAM_QDRANT_COLLECTION, the alias), else the
+ * embedded store. Opening Qdrant checks the server version and the
+ * collection before anything is served; what it refuses stops the start.
+ */
+export async function openServingStore(env: NodeJS.ProcessEnv, dim: number, log?: Logger): Promise<Store> {
+  const url = env.ENGRAM_QDRANT_URL;
+  if (!url) return openStore(env, dim, log);
+  try {
+    return await QdrantStore.open({ url, apiKey: env.ENGRAM_QDRANT_API_KEY || undefined, collection: env.ENGRAM_QDRANT_COLLECTION || undefined, dim, log });
+  } catch (err) {
+    if (err instanceof QdrantSetupError) throw new StartupError(err.message);
+    throw err;
+  }
+}
+
+/**
  * Refuses to serve vectors from one embedder to queries from another: the
  * scores would be meaningless. The first start records the identity.
  */
@@ -53,9 +71,13 @@ export async function openEngram(opts: { env?: NodeJS.ProcessEnv; log?: Logger; 
   const embedder = opts.embedder ?? embedderFromEnv(env);
   let store = opts.store;
   if (store === undefined) {
-    // Said before opening, so a directory that cannot be created is named in the log.
-    log.info("engram data directory", { data_dir: dataDirOf(env) });
-    store = openStore(env, embedder.identity.dim, log, { integrityCheck: "background" });
+    if (env.ENGRAM_QDRANT_URL) {
+      store = await openServingStore(env, embedder.identity.dim, log);
+    } else {
+      // Said before opening, so a directory that cannot be created is named in the log.
+      log.info("engram data directory", { data_dir: dataDirOf(env) });
+      store = openStore(env, embedder.identity.dim, log, { integrityCheck: "background" });
+    }
   }
   await ensureEmbedderIdentity(store, embedder);
   const deps: CoreDeps = { store, embedder, limits, now: () => new Date(), log };
