@@ -4,21 +4,50 @@ import { loadTokenAuth, type TokenAuth } from "./core/static-tokens.js";
 import { checkEmbedderIdentity, embedderFromEnv, identityKey, type Embedder } from "./embed/index.js";
 import { allowedOriginsFromEnv, requestTimeoutFromEnv, startServer, type Handler, type RunningServer } from "./server.js";
 import { EmbeddedStore } from "./store/embedded-store.js";
+import { StoreOpenError } from "./store/open-refusal.js";
+import { QdrantSetupError, QdrantStore } from "./store/qdrant/index.js";
 import type { Store } from "./store/store.js";
 import { META_EMBEDDER_IDENTITY } from "./store/meta-keys.js";
 import { stderrLogger } from "./logger.js";
 import { mcpHttpHandler } from "./mcp/http-handler.js";
+import { dataDirOf } from "./data-dir.js";
+import { accessLog, createMetrics } from "./observe/index.js";
 
 export const DEFAULT_LISTEN_ADDR = "127.0.0.1:8080";
-export const DEFAULT_DATA_DIR = "./.engram";
 
 export class StartupError extends Error {
   override readonly name = "StartupError";
 }
 
-/** Opens the configured store. The embedded store is the default and needs nothing else running. */
-export function openStore(env: NodeJS.ProcessEnv, dim: number, log?: Logger): Store {
-  return EmbeddedStore.open({ dataDir: env.ENGRAM_DATA_DIR || DEFAULT_DATA_DIR, dim, log });
+/**
+ * Opens the configured store. The embedded store is the default and needs
+ * nothing else running. A file that cannot be used (not a database, damaged,
+ * read-only, empty where records were) is a start refusal naming the file.
+ */
+export function openStore(env: NodeJS.ProcessEnv, dim: number, log?: Logger, opts: { integrityCheck?: boolean | "background" } = {}): Store {
+  try {
+    return EmbeddedStore.open({ dataDir: dataDirOf(env), dim, log, integrityCheck: opts.integrityCheck });
+  } catch (err) {
+    if (err instanceof StoreOpenError) throw new StartupError(err.message);
+    throw err;
+  }
+}
+
+/**
+ * The store a server runs on: Qdrant when ENGRAM_QDRANT_URL is set (with
+ * ENGRAM_QDRANT_API_KEY and ENGRAM_QDRANT_COLLECTION, the alias), else the
+ * embedded store. Opening Qdrant checks the server version and the
+ * collection before anything is served; what it refuses stops the start.
+ */
+export async function openServingStore(env: NodeJS.ProcessEnv, dim: number, log?: Logger): Promise<Store> {
+  const url = env.ENGRAM_QDRANT_URL;
+  if (!url) return openStore(env, dim, log);
+  try {
+    return await QdrantStore.open({ url, apiKey: env.ENGRAM_QDRANT_API_KEY || undefined, collection: env.ENGRAM_QDRANT_COLLECTION || undefined, dim, log });
+  } catch (err) {
+    if (err instanceof QdrantSetupError) throw new StartupError(err.message);
+    throw err;
+  }
 }
 
 /**
@@ -40,7 +69,16 @@ export async function openEngram(opts: { env?: NodeJS.ProcessEnv; log?: Logger; 
   const limits = limitsFromEnv(env);
   const auth = loadTokenAuth(env);
   const embedder = opts.embedder ?? embedderFromEnv(env);
-  const store = opts.store ?? openStore(env, embedder.identity.dim, log);
+  let store = opts.store;
+  if (store === undefined) {
+    if (env.ENGRAM_QDRANT_URL) {
+      store = await openServingStore(env, embedder.identity.dim, log);
+    } else {
+      // Said before opening, so a directory that cannot be created is named in the log.
+      log.info("engram data directory", { data_dir: dataDirOf(env) });
+      store = openStore(env, embedder.identity.dim, log, { integrityCheck: "background" });
+    }
+  }
   await ensureEmbedderIdentity(store, embedder);
   const deps: CoreDeps = { store, embedder, limits, now: () => new Date(), log };
   return { core: createCore(deps), deps, auth, close: () => store.close() };
@@ -56,11 +94,19 @@ export async function serve(opts: ServeOptions = {}): Promise<{ server: RunningS
   if (engram.auth.anonymous) {
     log.warn("no bearer tokens configured: running ANONYMOUS, every caller shares owner \"\"; set ENGRAM_AUTH_TOKENS or ENGRAM_AUTH_TOKENS_FILE");
   }
-  const connect = connectNodeHandler({ core: engram.core, log, auth: engram.auth, maxRequestBytes: maxRequestBytesFromEnv(env) }) as Handler;
+  const deps = engram.deps;
+  const metrics = createMetrics({
+    embedPressure: () => embedPressureOf(deps.embedder),
+    storeRecords: async () => (await deps.store.schemaHistogram()).total,
+    waiting: () => waitingParts(deps),
+  });
+  const observe = accessLog(log, metrics.observe);
+  const connect = connectNodeHandler({ core: engram.core, log, auth: engram.auth, maxRequestBytes: maxRequestBytesFromEnv(env), observe }) as Handler;
   const server = await startServer({
     listenAddr: opts.listenAddr ?? env.ENGRAM_LISTEN_ADDR ?? DEFAULT_LISTEN_ADDR,
     connect,
-    mcp: mcpHttpHandler(engram.core),
+    mcp: mcpHttpHandler(engram.core, observe),
+    metrics: metrics.render,
     auth: engram.auth,
     allowedOrigins: allowedOriginsFromEnv(env),
     requestTimeoutMs: requestTimeoutFromEnv(env),
@@ -82,6 +128,12 @@ export async function serve(opts: ServeOptions = {}): Promise<{ server: RunningS
       await engram.close();
     },
   };
+}
+
+/** The local model's queue; an embedder without one (OpenAI-compatible, fakes) has none to report. */
+function embedPressureOf(embedder: Embedder): { running: number; queued: number } | undefined {
+  const e = embedder as Embedder & { pressure?: () => { running: number; queued: number } };
+  return typeof e.pressure === "function" ? e.pressure() : undefined;
 }
 
 /** What /readyz names as not ready: the store's own parts, then the embedder. */

@@ -16,7 +16,10 @@
  * Routes, identical for both protocols:
  *   GET|HEAD /healthz   → 200 {"status":"ok"} (liveness: the process answers)
  *   GET|HEAD /readyz    → 200 {"status":"ready"}, or 503 {"status":"not_ready","waiting":[…]}
+ *   GET /metrics        → bearer check, then the Prometheus text (when `metrics` is given)
  *   <mcpPath>           → bearer check, then the MCP handler
+ *   GET|HEAD / and /ui  → 302 to /ui/, the operator console (static files, see src/ui)
+ *   GET|HEAD /ui/…      → the console's built files
  *   everything else     → the Connect handler (which answers 404 itself)
  */
 import http from "node:http";
@@ -27,7 +30,8 @@ import net from "node:net";
 
 import { authenticateRequest } from "./connect/request-auth.js";
 import type { TokenAuth } from "./core/static-tokens.js";
-import type { Subject } from "./core/subject.js";
+import type { Subject } from "./model/subject.js";
+import { defaultConsoleDir, isConsolePath, serveConsole } from "./ui/console-route.js";
 
 export type AnyRequest = IncomingMessage | Http2ServerRequest;
 export type AnyResponse = ServerResponse | Http2ServerResponse;
@@ -46,12 +50,20 @@ export type ServerOptions = {
   auth: TokenAuth;
   /** Structured log sink. */
   log: (line: Record<string, unknown>) => void;
+  /**
+   * The Prometheus exposition for GET /metrics. It reports across owners
+   * (record counts, traffic), so it sits behind the same bearer check as MCP
+   * and Connect; the probes stay open because they disclose only up/ready.
+   */
+  metrics?: () => Promise<{ contentType: string; body: string }>;
   /** The parts not ready to serve yet, as fixed words (e.g. "index"); always ready when absent. */
   waiting?: () => readonly string[];
   /** Origins a browser page may call from, besides the server's own (see `allowedOriginsFromEnv`). */
   allowedOrigins?: readonly string[];
   /** How long a request may take to arrive in full, headers and body; default REQUEST_TIMEOUT_MS. */
   requestTimeoutMs?: number;
+  /** The built console (`npm run build`); default dist/ui under the package root. */
+  consoleDir?: string;
 };
 
 export const ALLOWED_ORIGINS_ENV = "ENGRAM_ALLOWED_ORIGINS";
@@ -277,6 +289,24 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         else sendJson(res, 503, { status: "not_ready", waiting: [...waiting] });
         return;
       }
+      if (opts.metrics && path === "/metrics" && (req.method === "GET" || req.method === "HEAD")) {
+        if (authenticateRequest(auth, req) === undefined) {
+          sendJson(res, 401, { error: "unauthorized" }, { "www-authenticate": 'Bearer realm="engram"' });
+          return;
+        }
+        opts.metrics().then(
+          ({ contentType, body }) => {
+            (res as ServerResponse).writeHead(200, { "content-type": contentType, "content-length": String(Buffer.byteLength(body)) });
+            if (req.method === "HEAD") res.end();
+            else res.end(body);
+          },
+          (err: unknown) => {
+            log({ level: "error", msg: "metrics collection failed", error: err instanceof Error ? err.name : "unknown" });
+            if (!res.headersSent) sendJson(res, 500, { error: "internal error" });
+          },
+        );
+        return;
+      }
       if (opts.mcp && path === mcpPath) {
         const subject = authenticateRequest(auth, req);
         if (subject === undefined) {
@@ -295,6 +325,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         }
         subjects.set(req, subject);
         opts.mcp(req, res);
+        return;
+      }
+      if (isConsolePath(path)) {
+        serveConsole(opts.consoleDir ?? defaultConsoleDir(), req.method, path, res as ServerResponse);
         return;
       }
       opts.connect(req, res);

@@ -39,7 +39,7 @@ describe("access counts", () => {
     const dir = dataDir();
     const store = EmbeddedStore.open({ dataDir: dir, dim: DIM });
     const rec = syntheticRecord(1, { short_id: "ACCESS0001" });
-    await store.put(rec, VECTOR);
+    await store.create(rec, VECTOR);
     const core = coreOver(store);
 
     for (let i = 0; i < 7; i++) await core.getMemory(ANONYMOUS, { id: rec.id });
@@ -57,7 +57,7 @@ describe("access counts", () => {
     const dir = dataDir();
     const store = EmbeddedStore.open({ dataDir: dir, dim: DIM });
     const rec = syntheticRecord(2, { short_id: "ACCESS0002", content: "before" });
-    await store.put(rec, VECTOR);
+    await store.create(rec, VECTOR);
     const core = coreOver(store);
 
     await core.getMemory(ANONYMOUS, { id: rec.id });
@@ -80,7 +80,7 @@ describe("access counts", () => {
     const dir = dataDir();
     const store = EmbeddedStore.open({ dataDir: dir, dim: DIM });
     const rec = syntheticRecord(3, { short_id: "ACCESS0003" });
-    await store.put(rec, VECTOR);
+    await store.create(rec, VECTOR);
     await coreOver(store).getMemory(ANONYMOUS, { id: rec.id });
     await store.delete(rec.id);
     store.flushAccess();

@@ -1,6 +1,6 @@
 /**
- * The shipped bin, end to end: `bin/engram.js` runs the JavaScript that
- * `npm run build` compiled into dist/ (the suite's global setup builds it),
+ * The shipped bin, end to end: `bin/engram.js` runs the bundle that
+ * `npm run build` writes into dist/ (the suite's global setup builds it),
  * never TypeScript, and each verb loads only what it needs. A module-load
  * hook records every module the child loads, so these tests see exactly
  * what a user's process loads.
@@ -67,12 +67,13 @@ export async function load(url, context, next) {
 });
 
 describe("the built engram bin", { timeout: 120_000 }, () => {
-  it("runs the compiled dist/ and never a TypeScript file", async () => {
+  it("runs the dist/ bundle and never a TypeScript file", async () => {
     const r = await traced(["version"]);
     expect(r).toMatchObject({ code: EXIT.ok, stdout: `${PKG.version}\n`, stderr: "" });
-    const ours = r.loaded.filter((u) => u.startsWith(pathToFileURL(REPO).href) && !u.includes("/node_modules/"));
-    expect(ours).toContain(pathToFileURL(join(REPO, "dist", "cmd", "engram.js")).href);
-    expect(ours.filter((u) => !u.startsWith(pathToFileURL(join(REPO, "dist")).href) && !u.endsWith("/bin/engram.js"))).toEqual([]);
+    const files = r.loaded.filter((u) => u.startsWith("file:"));
+    expect(files).toContain(pathToFileURL(join(REPO, "dist", "engram.js")).href);
+    const dist = pathToFileURL(join(REPO, "dist")).href + "/";
+    expect(files.filter((u) => !u.startsWith(dist) && !u.endsWith("/bin/engram.js"))).toEqual([]);
     expect(r.loaded.filter((u) => /\.[cm]?ts$/.test(u))).toEqual([]);
   });
 
@@ -81,6 +82,8 @@ describe("the built engram bin", { timeout: 120_000 }, () => {
     expect(r.code).toBe(EXIT.unavailable);
     expect(r.stderr).toBe("engram: connect ECONNREFUSED 127.0.0.1:1\n");
     expect(r.loaded.filter((u) => HEAVY.some((h) => u.includes(h)))).toEqual([]);
+    // Commander, Connect and protobuf come from the bundle, not from node_modules.
+    expect(r.loaded.filter((u) => u.includes("/node_modules/"))).toEqual([]);
   });
 
   it("engram mcp answers tools/list without loading the embedding model", async () => {
@@ -102,6 +105,6 @@ describe("the built engram bin", { timeout: 120_000 }, () => {
     copyFileSync(join(REPO, "bin", "engram.js"), join(bare, "bin", "engram.js"));
     writeFileSync(join(bare, "package.json"), JSON.stringify({ type: "module" }));
     const r = await run([join(bare, "bin", "engram.js"), "version"], { cwd: bare });
-    expect(r).toEqual({ code: 1, stdout: "", stderr: "engram: the compiled CLI is missing (dist/cmd/engram.js); run `npm run build` first\n" });
+    expect(r).toEqual({ code: 1, stdout: "", stderr: "engram: the compiled CLI is missing (dist/engram.js); run `npm run build` first\n" });
   });
 });

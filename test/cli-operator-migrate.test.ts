@@ -186,7 +186,9 @@ describe("engram migrate revert refusals", { timeout: 180_000 }, () => {
     expect(JSON.parse(applied.stdout)).toMatchObject({ to: 1, applied: true, reversible: true, candidates: 40, reverted: 40, failed: 0, backlog: 0 });
     expect(versionCounts(dir)).toEqual([{ v: 1, n: 40 }]);
     for (const [id, p] of storedPayloads(dir)) {
-      expect(p).toEqual({ ...without(atV2.get(id)!, "content_bytes"), schema_version: 1 });
+      // Every key but the derived one is back; the revision is new (a sweep write is a write).
+      expect(without(p, "revision")).toEqual({ ...without(atV2.get(id)!, "content_bytes", "revision"), schema_version: 1 });
+      expect(p.revision).not.toBe(atV2.get(id)!.revision);
     }
   });
 
@@ -358,7 +360,7 @@ describe("a migrate --apply killed mid-run", { timeout: 300_000 }, () => {
     expect([...after.keys()]).toEqual([...seeded.keys()]);
     for (const [id, p] of after) {
       const before = seeded.get(id)!;
-      expect(without(p, "schema_version", "content_bytes"), id).toEqual(without(before, "schema_version"));
+      expect(without(p, "schema_version", "content_bytes", "revision"), id).toEqual(without(before, "schema_version", "revision"));
       expect(p.content_bytes, id).toBe(Buffer.byteLength(String(before.content), "utf8"));
     }
   });

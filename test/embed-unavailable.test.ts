@@ -9,6 +9,8 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { Code, ConnectError } from "@connectrpc/connect";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { classify, EXIT, UNAVAILABLE_TABLE, UnavailableError, unavailableText } from "../src/argerror/index.js";
 import { EmbedderError, OpenAIEmbedder } from "../src/embed/index.js";
@@ -97,6 +99,22 @@ describe("a server whose OpenAI-compatible embedder is unreachable", () => {
     expect((err as ConnectError).rawMessage).toBe(UNREACHABLE);
   });
 
+  it("answers store_memory on MCP with an isError result holding the same text", async () => {
+    const client = new Client({ name: "embed-unavailable-test", version: "0.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)));
+    try {
+      const res = await client.callTool({
+        name: "store_memory",
+        arguments: { content: `${SECRET} over MCP`, scope: "repo:down", source: "user-said", category: "decision" },
+      });
+      expect(res.isError).toBe(true);
+      expect(res.content).toEqual([{ type: "text", text: UNREACHABLE }]);
+      expect(res.structuredContent).toBeUndefined();
+    } finally {
+      await client.close();
+    }
+  });
+
   it("makes `engram store` exit 5 with the same text", async () => {
     const run = await runEngram([
       "store", "--content", `${SECRET} from the CLI`, "--scope", "repo:down",
@@ -109,8 +127,8 @@ describe("a server whose OpenAI-compatible embedder is unreachable", () => {
   it("logs a warn line with the cause class and never the content", () => {
     const lines = server.log.lines.map((l) => JSON.parse(l) as Record<string, unknown>);
     const warns = lines.filter((l) => l.level === "warn" && l.reason === "embedder_unreachable");
-    expect(warns.length).toBe(2);
-    for (const w of warns) expect(w).toMatchObject({ msg: "request unavailable", cause: "ECONNREFUSED" });
+    expect(warns.length).toBe(3);
+    for (const w of warns) expect(w).toMatchObject({ msg: expect.stringMatching(/^(request|tool call) unavailable$/), cause: "ECONNREFUSED" });
     expect(lines.filter((l) => l.level === "error")).toEqual([]);
     expect(server.log.text()).not.toContain(SECRET);
   });

@@ -49,7 +49,7 @@ describe("the embedded store", () => {
 
     // Another process writes while the snapshot is on disk.
     const writer = EmbeddedStore.open({ dataDir: dir, dim: DIM });
-    await writer.put(rec(9001), vec(9001));
+    await writer.create(rec(9001), vec(9001));
     await writer.delete(rec(42).id);
     await writer.close();
 
@@ -60,13 +60,38 @@ describe("the embedded store", () => {
     await b.close();
   });
 
+  it("a one-scope search follows a record moved into the scope, before and after a reopen from the snapshot", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "engram-es-"));
+    const inScope = (i: number) => ({ ...rec(i), scope: i < 3000 ? "repo:big" : "repo:small" });
+    const a = EmbeddedStore.open({ dataDir: dir, dim: DIM });
+    a.transaction(() => {
+      for (let i = 0; i < 5000; i++) a.writeRecord(inScope(i), vec(i));
+    });
+    const big = { ...query, scope: "repo:big" };
+    expect((await a.search(big, vec(17), "", 5))[0]!.record.id).toBe(rec(17).id);
+    // Moved without a new vector: only its scope changes.
+    a.transaction(() => a.writeRecord({ ...inScope(4000), scope: "repo:big" }, undefined, undefined, "update"));
+    const moved = await a.search(big, vec(4000), "", 5);
+    expect(moved[0]!.record.id).toBe(rec(4000).id);
+    expect(moved.every((h) => h.record.scope === "repo:big")).toBe(true);
+    await a.close();
+
+    const b = EmbeddedStore.open({ dataDir: dir, dim: DIM });
+    await b.warm();
+    expect((await b.search(big, vec(4000), "", 5))[0]!.record.id).toBe(rec(4000).id);
+    b.transaction(() => b.writeRecord({ ...inScope(4000), scope: "repo:small" }, undefined, undefined, "update"));
+    expect((await b.search(big, vec(4000), "", 40)).map((h) => h.record.id)).not.toContain(rec(4000).id);
+    expect((await b.search({ ...query, scope: "repo:small" }, vec(4000), "", 5))[0]!.record.id).toBe(rec(4000).id);
+    await b.close();
+  });
+
   it("two connections on one file see each other's writes without reopening", async () => {
     const dir = mkdtempSync(join(tmpdir(), "engram-es-"));
     const server = EmbeddedStore.open({ dataDir: dir, dim: DIM });
     const operator = EmbeddedStore.open({ dataDir: dir, dim: DIM });
-    await server.put(rec(1), vec(1));
+    await server.create(rec(1), vec(1));
     expect(await operator.count({ ...query, scope: "repo:1" })).toBe(1);
-    await operator.replace({ ...rec(1), archived_at: "2026-01-01T00:00:00.000Z" });
+    await operator.replace({ ...(await operator.getRaw(rec(1).id))!, archived_at: "2026-01-01T00:00:00.000Z" });
     expect(await server.count({ ...query, scope: "repo:1" })).toBe(0);
     expect((await server.search(query, vec(1), "record", 3)).map((h) => h.record.id)).not.toContain(rec(1).id);
     await server.close();
@@ -77,29 +102,45 @@ describe("the embedded store", () => {
     const dir = mkdtempSync(join(tmpdir(), "engram-es-"));
     const server = EmbeddedStore.open({ dataDir: dir, dim: DIM });
     const operator = EmbeddedStore.open({ dataDir: dir, dim: DIM });
-    await server.put(rec(1), vec(1));
-    await server.put(rec(2), vec(2));
+    await server.create(rec(1), vec(1));
+    await server.create(rec(2), vec(2));
     expect((await server.getReadable(rec(1).id, ANONYMOUS))?.content).toBe("record number 1");
 
-    await operator.replace({ ...rec(1), content: "rewritten elsewhere" });
+    await operator.replace({ ...(await operator.getRaw(rec(1).id))!, content: "rewritten elsewhere" });
     expect((await server.getReadable(rec(1).id, ANONYMOUS))?.content).toBe("rewritten elsewhere");
     await operator.delete(rec(2).id);
     expect(await server.getReadable(rec(2).id, ANONYMOUS)).toBeUndefined();
-    await operator.put(rec(3), vec(3));
+    await operator.create(rec(3), vec(3));
     expect((await server.getOwned(rec(3).id, ANONYMOUS))?.id).toBe(rec(3).id);
     // And the other way round: a record the mirror does not admit becomes readable once it is restored elsewhere.
-    await operator.replace({ ...rec(1), owner: "someone-else", visibility: "" });
+    await operator.replace({ ...(await operator.getRaw(rec(1).id))!, owner: "someone-else", visibility: "" });
     expect(await server.getReadable(rec(1).id, ANONYMOUS)).toBeUndefined();
-    await operator.replace({ ...rec(1), owner: "" });
+    await operator.replace({ ...(await operator.getRaw(rec(1).id))!, owner: "" });
     expect((await server.getReadable(rec(1).id, ANONYMOUS))?.id).toBe(rec(1).id);
     await server.close();
     await operator.close();
   });
 
+  it("the lexical candidates are the records holding the most (and rarest) query words, ties by age", async () => {
+    const s = EmbeddedStore.open({ dataDir: ":memory:", dim: DIM });
+    for (let i = 100; i < 140; i++) await s.create({ ...rec(i), content: `plain note ${i} about flux` }, vec(i));
+    await s.create({ ...rec(7), content: "the flux capacitor needs plutonium" }, vec(7));
+    await s.create({ ...rec(8), content: "the capacitor is charged" }, vec(8));
+    await s.create({ ...rec(9), content: "another capacitor is charged" }, vec(9));
+    // One lexical candidate: rec 7 holds both words, every other record at most one.
+    const both = (await s.search(query, vec(120), "flux capacitor", 1)).map((h) => h.record.id);
+    expect(both).toContain(rec(7).id);
+    expect(both).toHaveLength(2);
+    // "capacitor" is rarer than "flux": of the records holding one word, theirs come first, the older first.
+    const one = (await s.search(query, vec(120), "capacitor flux", 3)).map((h) => h.record.id);
+    expect(one).toEqual(expect.arrayContaining([rec(7).id, rec(8).id, rec(9).id]));
+    await s.close();
+  });
+
   it("a lexical match is a candidate even when its vector is far away", async () => {
     const s = EmbeddedStore.open({ dataDir: ":memory:", dim: DIM });
-    await s.put({ ...rec(7), content: "the flux capacitor needs plutonium" }, vec(7));
-    for (let i = 100; i < 140; i++) await s.put(rec(i), vec(i));
+    await s.create({ ...rec(7), content: "the flux capacitor needs plutonium" }, vec(7));
+    for (let i = 100; i < 140; i++) await s.create(rec(i), vec(i));
     const hits = await s.search(query, vec(120), "plutonium", 5);
     expect(hits.map((h) => h.record.id)).toContain(rec(7).id);
     await s.close();

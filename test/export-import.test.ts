@@ -16,7 +16,7 @@ import { LOCAL_IDENTITY } from "../src/embed/local-embedder.js";
 import { exportRecords, importRecords, ImportStopped, headerLine, recordLine } from "../src/operator/index.js";
 import { EmbeddedStore } from "../src/store/embedded-store.js";
 import { META_EMBEDDER_IDENTITY } from "../src/store/meta-keys.js";
-import type { MemoryRecord } from "../src/core/record.js";
+import type { MemoryRecord } from "../src/model/record.js";
 import { snapshot, type TestServer } from "./helpers/engram-server.js";
 import { portableFixture, TOKENS } from "./helpers/portable-fixture.js";
 import { runEngram } from "./helpers/run-engram.js";

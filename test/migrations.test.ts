@@ -1,10 +1,11 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { MemoryRecord } from "../src/core/index.js";
 import { EmbeddedStore } from "../src/store/embedded-store.js";
 import {
+  DEFAULT_BATCH_BYTES,
   LATEST_VERSION,
   migrate,
   previewRevert,
@@ -45,6 +46,20 @@ function payloads(store: EmbeddedStore): Map<string, string> {
   return new Map(rows.map((r) => [r.id, r.payload]));
 }
 
+/** The payloads without their revisions: the data a round trip must give back exactly. */
+function data(store: EmbeddedStore): Map<string, string> {
+  return new Map(
+    [...payloads(store)].map(([id, p]) => {
+      const { revision: _r, ...rest } = JSON.parse(p) as MemoryRecord;
+      return [id, JSON.stringify(rest)];
+    }),
+  );
+}
+
+function revisions(store: EmbeddedStore): Map<string, string | undefined> {
+  return new Map([...payloads(store)].map(([id, p]) => [id, (JSON.parse(p) as MemoryRecord).revision]));
+}
+
 describe("the registry", () => {
   it("the shipped registry is valid and ends at the version every write stamps", () => {
     expect(validateRegistry(STEPS)).toEqual([]);
@@ -71,50 +86,54 @@ describe("the registry", () => {
     ]);
   });
 
-  it("a step whose real effect differs from its declaration is refused before any write", () => {
+  it("a step whose real effect differs from its declaration is refused before any write", async () => {
     const store = freshStore();
     seed(store, 20, 0);
     const sneaky: MigrationStep[] = [
       { ...STEPS[0]!, apply: (p) => ({ ...p, short_id: "X", content: "rewritten" }) },
     ];
     const before = payloads(store);
-    expect(() => migrate(store, { target: 1, apply: true, steps: sneaky })).toThrow("step 0->1 rewrote key content");
+    await expect(migrate(store, { target: 1, apply: true, steps: sneaky })).rejects.toThrow("step 0->1 rewrote key content");
     expect(payloads(store)).toEqual(before);
   });
 });
 
 describe("up, down, up over 10,000 records", () => {
-  it("every payload after the round trip equals the payload before it", () => {
+  it("every payload after the round trip equals the payload before it, and every sweep write is a new revision", async () => {
     const store = freshStore();
     seed(store, 10_000, 1);
-    const atV1 = payloads(store);
-    const up = migrate(store, { target: 2, apply: true });
+    const atV1 = data(store);
+    const revV1 = revisions(store);
+    const up = await migrate(store, { target: 2, apply: true });
     expect(up).toMatchObject({ would_migrate: 10_000, migrated: 10_000, failed: 0, backlog: 0, appeared: 0 });
-    const atV2 = payloads(store);
+    const atV2 = data(store);
+    const revV2 = revisions(store);
     for (const [id, p] of atV2) {
       const rec = JSON.parse(p) as MemoryRecord;
       expect(rec.schema_version).toBe(2);
       expect(rec.content_bytes).toBe(Buffer.byteLength(rec.content));
       expect({ ...rec, content_bytes: undefined, schema_version: 1 }).toEqual({ ...JSON.parse(atV1.get(id)!), content_bytes: undefined });
+      // A conditional writer that read the record before the sweep cannot overwrite what the sweep wrote.
+      expect(revV2.get(id)).not.toBe(revV1.get(id));
     }
-    const down = revert(store, { to: 1, apply: true });
+    const down = await revert(store, { to: 1, apply: true });
     expect(down).toMatchObject({ applied: true, reversible: true, candidates: 10_000, reverted: 10_000, failed: 0, backlog: 0 });
-    expect(payloads(store)).toEqual(atV1);
-    migrate(store, { target: 2, apply: true });
-    expect(payloads(store)).toEqual(atV2);
+    expect(data(store)).toEqual(atV1);
+    await migrate(store, { target: 2, apply: true });
+    expect(data(store)).toEqual(atV2);
   });
 });
 
 describe("revert refusals never lie", () => {
-  it("reverting v2 data to 0 is refused as irreversible, and nothing is written", () => {
+  it("reverting v2 data to 0 is refused as irreversible, and nothing is written", async () => {
     const store = freshStore();
     seed(store, 50, 2);
     const before = payloads(store);
-    const plan = previewRevert(store, 0);
+    const plan = await previewRevert(store, 0);
     expect(plan).toEqual({ to: 0, candidates: 50, irreversible: [{ from: 0, to: 1, reason: STEPS[0]!.reversibility.kind === "irreversible" ? STEPS[0]!.reversibility.reason : "" }], unsupported: [] });
-    expect(() => revert(store, { to: 0, apply: true })).toThrow(RevertRefusedError);
+    await expect(revert(store, { to: 0, apply: true })).rejects.toThrow(RevertRefusedError);
     try {
-      revert(store, { to: 0, apply: true });
+      await revert(store, { to: 0, apply: true });
     } catch (e) {
       const r = e as RevertRefusedError;
       expect(r.envelope).toBe(
@@ -136,10 +155,10 @@ describe("revert refusals never lie", () => {
     }
     expect(payloads(store)).toEqual(before);
     // A preview of the same range reports and does not throw.
-    expect(revert(store, { to: 0, apply: false }).refusal).toMatch(/^field=steps hint=irreversible: /);
+    expect((await revert(store, { to: 0, apply: false })).refusal).toMatch(/^field=steps hint=irreversible: /);
   });
 
-  it("irreversible outranks unsupported and folds it in; unsupported alone names record_version", () => {
+  it("irreversible outranks unsupported and folds it in; unsupported alone names record_version", async () => {
     const both = refusalError({ to: 0, candidates: 3, irreversible: [{ from: 0, to: 1, reason: "r" }], unsupported: [{ version: 9, count: 2 }] });
     expect(both?.message).toBe(
       "field=steps hint=irreversible: revert cannot reach v0: step (From=0 To=1) is irreversible: r; additionally, 2 record(s) at version 9 have no reachable chain to target 0; recovery is a collection snapshot",
@@ -147,19 +166,19 @@ describe("revert refusals never lie", () => {
     const store = freshStore();
     seed(store, 3, 2);
     store.writeRecord(payload(99), V, 9);
-    const plan = previewRevert(store, 1);
+    const plan = await previewRevert(store, 1);
     expect(refusalError(plan)?.message).toBe(
       "field=record_version hint=unsupported: 1 record(s) at version 9 have no reachable chain to target 1; recovery is a collection snapshot",
     );
   });
 
-  it("a record that appears mid-revert with no chain refuses with the real counters and says it is partial", () => {
+  it("a record that appears mid-revert with no chain refuses with the real counters and says it is partial", async () => {
     const store = freshStore();
     seed(store, 600, 2);
     let injected = false;
     let caught: RevertRefusedError | undefined;
     try {
-      revert(store, {
+      await revert(store, {
         to: 1,
         apply: true,
         batch: 256,
@@ -187,30 +206,48 @@ describe("revert refusals never lie", () => {
       backlog: 1,
       refusal: caught!.envelope,
     });
-    expect(store.countAbove(1)).toBe(1);
+    expect(await store.countAbove(1)).toBe(1);
     expect(caught!.envelope).toBe(
       "field=record_version hint=unsupported: 1 record(s) at version 7 have no reachable chain to target 1; recovery is a collection snapshot",
     );
   });
 });
 
+describe("batches bounded by bytes", () => {
+  it("a byte budget smaller than one record migrates one record per pass, and every record still arrives", async () => {
+    const store = freshStore();
+    seed(store, 10, 1);
+    const r = await migrate(store, { target: 2, apply: true, batchBytes: 1 });
+    // Ten passes of one record, then the pass that finds the backlog empty.
+    expect(r).toMatchObject({ migrated: 10, failed: 0, passes: 11, backlog: 0 });
+    const byDefault = freshStore();
+    seed(byDefault, 10, 1);
+    expect(await migrate(byDefault, { target: 2, apply: true })).toMatchObject({ migrated: 10, passes: 2 });
+  });
+
+  it("docs/migrate.md states the byte budget the engine applies", () => {
+    const doc = readFileSync(new URL("../docs/migrate.md", import.meta.url), "utf8");
+    expect(doc).toContain(`at most ${DEFAULT_BATCH_BYTES / (1024 * 1024)} MiB of stored`);
+  });
+});
+
 describe("the forward sweep", () => {
-  it("mints short ids for v0 records and never re-mints an existing one", () => {
+  it("mints short ids for v0 records and never re-mints an existing one", async () => {
     const store = freshStore();
     seed(store, 10, 0);
     store.writeRecord(payload(50, { short_id: "KEEPTHIS01" }), V, 0);
-    const r = migrate(store, { target: 2, apply: true });
+    const r = await migrate(store, { target: 2, apply: true });
     expect(r.migrated).toBe(11);
     const all = [...payloads(store).values()].map((p) => JSON.parse(p) as MemoryRecord);
     expect(all.every((x) => /^[0-9A-Z]{10}$/.test(x.short_id))).toBe(true);
     expect(all.find((x) => x.id.endsWith("000000000050"))!.short_id).toBe("KEEPTHIS01");
   });
 
-  it("writers at the old version appearing during apply are reported as appeared, never silently skipped", () => {
+  it("writers at the old version appearing during apply are reported as appeared, never silently skipped", async () => {
     const store = freshStore();
     seed(store, 1000, 1);
     let round = 0;
-    const r = migrate(store, {
+    const r = await migrate(store, {
       target: 2,
       apply: true,
       batch: 100,
@@ -222,20 +259,20 @@ describe("the forward sweep", () => {
     expect(r.migrated).toBe(1000);
     expect(r.appeared).toBe(3);
     expect(r.backlog).toBe(3);
-    expect(store.countBelow(2, false)).toBe(3);
+    expect(await store.countBelow(2, false)).toBe(3);
     // Re-running picks them up.
-    expect(migrate(store, { target: 2, apply: true })).toMatchObject({ would_migrate: 3, migrated: 3, backlog: 0 });
+    expect(await migrate(store, { target: 2, apply: true })).toMatchObject({ would_migrate: 3, migrated: 3, backlog: 0 });
   });
 
-  it("a write that fails in a pass leaves its record pending, and the next pass migrates it", () => {
+  it("a write that fails in a pass leaves its record pending, and the next pass migrates it", async () => {
     const store = freshStore();
     seed(store, 300, 1);
     const victim = payload(150).id;
     // The file refuses this one record's rewrite until the first pass is over.
     store.database.exec(`CREATE TEMP TRIGGER refuse BEFORE UPDATE ON records WHEN new.id = '${victim}' BEGIN SELECT RAISE(ABORT, 'refused'); END`);
-    const r = migrate(store, { target: 2, apply: true, batch: 200, onProgress: () => store.database.exec("DROP TRIGGER IF EXISTS temp.refuse") });
+    const r = await migrate(store, { target: 2, apply: true, batch: 200, onProgress: () => store.database.exec("DROP TRIGGER IF EXISTS temp.refuse") });
     expect(r).toMatchObject({ migrated: 300, failed: 1, backlog: 0 });
-    expect(store.countBelow(2, false)).toBe(0);
+    expect(await store.countBelow(2, false)).toBe(0);
     expect((JSON.parse(payloads(store).get(victim)!) as MemoryRecord).schema_version).toBe(2);
   });
 
@@ -245,7 +282,7 @@ describe("the forward sweep", () => {
     const server = EmbeddedStore.open({ dataDir: dir, dim: 4 });
     seed(store, 500, 2);
     let round = 0;
-    const r = revert(store, {
+    const r = await revert(store, {
       to: 1,
       apply: true,
       batch: 100,
@@ -255,35 +292,35 @@ describe("the forward sweep", () => {
       },
     });
     expect(r).toMatchObject({ applied: true, reverted: 503, failed: 0, backlog: 0 });
-    expect(store.countAbove(1)).toBe(0);
+    expect(await store.countAbove(1)).toBe(0);
     expect(store.database.prepare("SELECT count(*) AS n FROM records WHERE schema_version = 1").get()).toEqual({ n: 503 });
     await server.close();
     await store.close();
   });
 
-  it("a preview writes nothing and counts the backlog", () => {
+  it("a preview writes nothing and counts the backlog", async () => {
     const store = freshStore();
     seed(store, 30, null);
     const before = payloads(store);
-    expect(migrate(store, { target: 2, apply: false })).toMatchObject({ dry_run: true, would_migrate: 30, migrated: 0, passes: 0 });
+    expect(await migrate(store, { target: 2, apply: false })).toMatchObject({ dry_run: true, would_migrate: 30, migrated: 0, passes: 0 });
     expect(payloads(store)).toEqual(before);
   });
 
-  it("a record deleted mid-run is not resurrected", () => {
+  it("a record deleted mid-run is not resurrected", async () => {
     const store = freshStore();
     seed(store, 300, 1);
     const victim = payload(299).id;
-    const r = migrate(store, { target: 2, apply: true, batch: 100, onProgress: () => void store.database.prepare("DELETE FROM records WHERE id = ?").run(victim) });
+    const r = await migrate(store, { target: 2, apply: true, batch: 100, onProgress: () => void store.database.prepare("DELETE FROM records WHERE id = ?").run(victim) });
     expect(r.failed).toBe(0);
     expect(store.database.prepare("SELECT count(*) AS n FROM records WHERE id = ?").get(victim)).toEqual({ n: 0 });
   });
 
-  it("inverse steps may only remove what they added", () => {
+  it("inverse steps may only remove what they added", async () => {
     const bad: MigrationStep[] = [STEPS[0]!, { ...STEPS[1]!, reversibility: inverse((p) => ({ ...p, content: "x" })) }];
     const store = freshStore();
     seed(store, 5, 2);
     const before = payloads(store);
-    expect(() => revert(store, { to: 1, apply: true, steps: bad, batch: 10 })).toThrow("inverse of 1->2 rewrote key content");
+    await expect(revert(store, { to: 1, apply: true, steps: bad, batch: 10 })).rejects.toThrow("inverse of 1->2 rewrote key content");
     expect(payloads(store)).toEqual(before);
   });
 });

@@ -18,7 +18,7 @@ import {
 } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 
-import { ANONYMOUS } from "../src/core/subject.js";
+import { ANONYMOUS } from "../src/model/subject.js";
 import { TokenAuth, loadTokenAuth, parseTokenSpec } from "../src/core/static-tokens.js";
 import { EngramService } from "../src/gen/engram/v1/engram_pb.js";
 import { parseListenAddr, startServer, subjectOf, type Handler } from "../src/server.js";
@@ -59,11 +59,17 @@ function standInConnect(): Handler {
 }
 
 /** A stand-in MCP handler that reports the subject the listener attached. */
+// Reads the whole request before answering, as the real MCP transport does:
+// an HTTP/2 answer that ends the stream while the client is still sending
+// its body races the client's DATA frames (curl then reports error 92).
 const standInMcp: Handler = (req, res) => {
   const subject = subjectOf(req);
   const body = JSON.stringify({ owner: subject?.owner ?? null, anonymous: subject?.anonymous ?? null });
-  (res as http.ServerResponse).writeHead(200, { "content-type": "application/json" });
-  res.end(body);
+  req.resume();
+  req.on("end", () => {
+    (res as http.ServerResponse).writeHead(200, { "content-type": "application/json" });
+    res.end(body);
+  });
 };
 
 const silentLog = (): void => {};

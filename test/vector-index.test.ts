@@ -356,3 +356,78 @@ describe("a vector index whose graph is built step by step", () => {
     expect(recall / queries.length).toBeGreaterThanOrEqual(0.95);
   });
 });
+
+describe("a vector index whose records are grouped (one scope each)", () => {
+  const dim = 512;
+  const vectors = new Map<number, Float32Array>();
+  const queries: Float32Array[] = [];
+  let index: VectorIndex;
+  const groupOf = (key: number) => (key % 2 === 0 ? "even" : "odd");
+
+  beforeAll(() => {
+    const draw = clustered(23, dim);
+    for (let i = 0; i < 20_000; i++) vectors.set(i, draw());
+    for (let i = 0; i < 30; i++) queries.push(draw());
+    index = indexOf(vectors, dim, { efConstruction: 64 });
+    for (const key of vectors.keys()) index.setGroup(key, groupOf(key));
+  });
+
+  const members = (name: string) => new Set([...vectors.keys()].filter((key) => groupOf(key) === name));
+
+  it("a search confined to a large group returns only its members, with exact scores, and at least 98% of its true top 32", () => {
+    const even = members("even");
+    let recall = 0;
+    for (const q of queries) {
+      const hits = index.search(q, 32, { candidates: even, group: "even" });
+      expect(hits).toHaveLength(32);
+      expect(hits.every((h) => even.has(h.key))).toBe(true);
+      const want = bruteForce(vectors, q, 32, (key) => even.has(key));
+      const exact = new Map(bruteForce(vectors, q, 20_000, (key) => even.has(key)).map((h) => [h.key, h.score]));
+      for (const h of hits) expect(h.score).toBeCloseTo(exact.get(h.key)!, 5);
+      recall += recallAt(hits, want);
+    }
+    expect(recall / queries.length).toBeGreaterThanOrEqual(0.98);
+  });
+
+  it("still finds k admitted members when the filter admits few of the group", () => {
+    const even = members("even");
+    const rare = (key: number) => key % 200 === 0; // 100 of the 10,000 even keys
+    for (const q of queries.slice(0, 5)) {
+      const hits = index.search(q, 32, { candidates: even, group: "even", allow: rare });
+      expect(hits).toHaveLength(32);
+      expect(hits.every((h) => rare(h.key))).toBe(true);
+      expect(recallAt(hits, bruteForce(vectors, q, 32, rare))).toBeGreaterThanOrEqual(0.9);
+    }
+  });
+
+  it("follows a record that moves group, changes vector or is removed", () => {
+    const q = queries[0]!;
+    const key = 7; // odd
+    index.upsert(key, q);
+    expect(index.search(q, 1, { candidates: members("odd"), group: "odd" })[0]).toEqual({ key, score: expect.closeTo(1, 5) });
+    index.setGroup(key, "even");
+    expect(index.groupOf(key)).toBe("even");
+    expect(index.groupSize("even")).toBe(10_001);
+    expect(index.search(q, 1, { candidates: new Set([...members("even"), key]), group: "even" })[0]!.key).toBe(key);
+    // A new vector is seen through the group's block too.
+    index.upsert(key, q.map((x) => -x));
+    expect(keysOf(index.search(q, 50, { candidates: new Set([...members("even"), key]), group: "even" }))).not.toContain(key);
+    index.remove(key);
+    expect(index.groupSize("even")).toBe(10_000);
+    expect(index.groupOf(key)).toBeUndefined();
+    index.upsert(key, vectors.get(key)!);
+    index.setGroup(key, "odd");
+    expect(index.groupSize("odd")).toBe(10_000);
+  });
+
+  it("saves no groups: a loaded index answers a group-confined search through its graph until the groups are set again", () => {
+    const dir = tempDir();
+    index.save(dir);
+    const loaded = VectorIndex.load(dir, dim)!;
+    expect(loaded.groupSize("even")).toBe(0);
+    const even = members("even");
+    const hits = loaded.search(queries[1]!, 8, { candidates: even, group: "even" });
+    expect(hits).toHaveLength(8);
+    expect(hits.every((h) => even.has(h.key))).toBe(true);
+  });
+});

@@ -149,7 +149,8 @@ describe("a store catching up in the background", () => {
     const writer = EmbeddedStore.open({ dataDir: dir, dim: DIM });
     await write(writer, 300, 340);
     await writer.delete(rec(11).id);
-    await writer.replace(rec(12, "completely different words now"), vec(5012));
+    // A replace names the revision it read: it is a conditional write.
+    await writer.replace({ ...rec(12, "completely different words now"), revision: (await writer.getRaw(rec(12).id))!.revision }, vec(5012));
     await writer.close();
 
     const gate = holdableGate();

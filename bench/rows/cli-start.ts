@@ -2,7 +2,7 @@
  * How fast the shipped `engram` starts: `engram get` against a server that
  * is not there (all start-up, no work) next to `node -e 0`, and `engram mcp`
  * from spawn until its `tools/list` answer. Both run the built bin
- * (bin/engram.js -> dist/), rebuilt here first so the figures describe the
+ * (bin/engram.js -> the dist/ bundle), rebuilt here first so the figures describe the
  * current source. Runs alternate with their reference, and each figure is
  * the median of its runs.
  *
@@ -87,7 +87,7 @@ async function closedPort(): Promise<number> {
 const ms = (x: number) => `${x.toFixed(1)} ms`;
 
 export const cliStart: BenchSection = async () => {
-  execFileSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"], { cwd: ROOT, stdio: "inherit" });
+  execFileSync(process.execPath, [join(ROOT, "scripts", "build.mjs")], { cwd: ROOT, stdio: "inherit" });
   const env = cleanEnv();
   const noop = ["-e", "0"];
   const get = [BIN, "get", "0000000000", "--server", `http://127.0.0.1:${await closedPort()}`, "--output", "json"];

@@ -2,6 +2,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { ArgError, responseTooLarge } from "./arg-error.js";
 import { CLASS_CONNECT_CODE } from "./connect-code.js";
 import { SentinelError } from "./sentinel.js";
+import { DATA_LOSS_TEXT, dataLossOf } from "./data-loss.js";
 import { unavailabilityOf, unavailableText } from "./unavailable.js";
 
 /** Raised by a store when one record or one batch cannot fit the read budget. */
@@ -11,7 +12,7 @@ export class ResponseTooLargeError extends Error {
 
 export type Classified = {
   code: Code;
-  /** The text a client sees: an envelope, a sentinel, or the fixed internal text. */
+  /** The text a client sees: an envelope, a sentinel, a fixed unavailable or data-loss text, or the fixed internal text. */
   message: string;
   argError?: ArgError;
   /** True when the real error must be logged server-side and never sent. */
@@ -28,7 +29,7 @@ export const INTERNAL_TEXT = "internal error";
 /**
  * The single business-error classifier every lane uses. Order matters:
  * envelopes first, then sentinels, unavailable, cancellation, the response
- * budget, and finally everything else collapses to "internal error".
+ * budget, data loss, and finally everything else collapses to "internal error".
  */
 export function classify(err: unknown): Classified {
   if (err instanceof ArgError) {
@@ -39,7 +40,14 @@ export function classify(err: unknown): Classified {
   }
   const unavailable = unavailabilityOf(err);
   if (unavailable !== undefined) {
-    return { code: Code.Unavailable, message: unavailableText(unavailable.reason), internal: false, warn: unavailable };
+    const { logged, ...warn } = unavailable;
+    const c: Classified = { code: Code.Unavailable, message: unavailableText(unavailable.reason), internal: false };
+    return logged ? c : { ...c, warn };
+  }
+  const dataLoss = dataLossOf(err);
+  if (dataLoss !== undefined) {
+    // Logged by the store once per episode when it says so; else by the lane, at error.
+    return { code: Code.DataLoss, message: DATA_LOSS_TEXT, internal: dataLoss.logged !== true };
   }
   if (err instanceof ConnectError && (err.code === Code.Canceled || err.code === Code.DeadlineExceeded)) {
     return { code: err.code, message: err.rawMessage, internal: false };

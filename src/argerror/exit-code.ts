@@ -3,7 +3,7 @@ import { Code } from "@connectrpc/connect";
 /** The CLI's exit statuses. CI scripts branch on these numbers. */
 export const EXIT_TABLE = {
   ok: { code: 0, meaning: "success, including an empty result" },
-  unclassified: { code: 1, meaning: "unclassified failure: a mistyped command, or an error with no better status" },
+  unclassified: { code: 1, meaning: "unclassified failure: a mistyped command, data_loss (stored data is damaged), or an error with no better status" },
   usage: { code: 2, meaning: "usage or validation: a bad flag, or invalid_argument, out_of_range, failed_precondition" },
   auth: { code: 3, meaning: "unauthenticated or permission_denied" },
   not_found: { code: 4, meaning: "not_found" },
@@ -23,6 +23,8 @@ export const EXIT = Object.fromEntries(
 /**
  * Connect code → exit status, exhaustive over every code so a new code cannot
  * fall through silently. Exit 7 is deliberately absent: no error produces it.
+ * data_loss stays on 1: the published set of statuses is fixed, and a
+ * script can do nothing with it but stop and tell the operator.
  */
 export const CONNECT_CODE_EXIT: Record<Code, ExitCode> = {
   [Code.Canceled]: EXIT.unavailable,

@@ -28,6 +28,7 @@ export {
   ruleImmutable,
   staleSummary,
   idempotencyConflict,
+  writeContended,
 } from "./sentinel.js";
 export type { SentinelKind, RuleImmutableAction } from "./sentinel.js";
 export {
@@ -39,6 +40,8 @@ export {
   isUnavailableReason,
 } from "./unavailable.js";
 export type { UnavailableReason, Unavailability } from "./unavailable.js";
+export { DATA_LOSS_TEXT, DataLossError, dataLossOf } from "./data-loss.js";
+export type { DataLoss } from "./data-loss.js";
 export { classify, ResponseTooLargeError, INTERNAL_TEXT } from "./classify.js";
 export type { Classified } from "./classify.js";
 export { connectDetails, reasonOf, ERROR_DOMAIN } from "./connect-details.js";

@@ -19,6 +19,10 @@ export const SENTINEL_TABLE = {
     prefix: "idempotency_key was already used with different content",
     code: Code.AlreadyExists,
   },
+  write_contended: {
+    prefix: "record kept changing under concurrent writes, nothing was written",
+    code: Code.Aborted,
+  },
 } as const;
 
 export type SentinelKind = keyof typeof SENTINEL_TABLE;
@@ -71,4 +75,13 @@ export function staleSummary(): SentinelError {
 
 export function idempotencyConflict(): SentinelError {
   return new SentinelError("idempotency_conflict", SENTINEL_TABLE.idempotency_conflict.prefix);
+}
+
+/**
+ * A conditional write that lost to other writers on every attempt. Nothing
+ * was written; the same request may succeed once the contention passes.
+ * Names the inputs as sent, like not found.
+ */
+export function writeContended(inputs: readonly string[]): SentinelError {
+  return new SentinelError("write_contended", `${SENTINEL_TABLE.write_contended.prefix}: ${inputs.join(", ")}`);
 }

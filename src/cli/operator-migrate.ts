@@ -219,11 +219,11 @@ export async function runMigrate(o: SweepFlags, sweep: { target?: number; rerun?
     import("../store/migrations/index.js"),
     import("../store/schema-version.js"),
   ]);
-  const report = await withOperatorStore(({ store }) => {
+  const report = await withOperatorStore(async ({ store }) => {
     // The clock (for the rate and for --timeout) starts once the store is open.
     const hooks = loopHooks("migrated", progress, timeoutMs);
     try {
-      return migrate(store, { target: sweep.target ?? CURRENT_SCHEMA_VERSION, apply, batch, onProgress: hooks.onProgress });
+      return await migrate(store, { target: sweep.target ?? CURRENT_SCHEMA_VERSION, apply, batch, onProgress: hooks.onProgress });
     } catch (err) {
       if (err instanceof MigrationStalledError) throw failure(EXIT.unclassified, err.message);
       if (err instanceof SweepTimeoutError) throw timeoutFailure(sweep.rerun ?? "engram migrate --apply", o.timeout ?? "", hooks.last(), "migrated");
@@ -253,10 +253,10 @@ async function runRevert(o: RevertFlags): Promise<void> {
   const apply = o.apply === true;
   const progress = apply ? progressMode() : "off";
   const { revert, RevertRefusedError, MigrationStalledError } = await import("../store/migrations/index.js");
-  const outcome = await withOperatorStore(({ store }) => {
+  const outcome = await withOperatorStore(async ({ store }) => {
     const hooks = loopHooks("reverted", progress, timeoutMs);
     try {
-      return { report: revert(store, { to, apply, batch, onProgress: hooks.onProgress }), refused: undefined };
+      return { report: await revert(store, { to, apply, batch, onProgress: hooks.onProgress }), refused: undefined };
     } catch (err) {
       if (err instanceof RevertRefusedError) return { report: err.report, refused: err };
       if (err instanceof MigrationStalledError) throw failure(EXIT.unclassified, err.message);

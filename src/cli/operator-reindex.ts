@@ -7,6 +7,7 @@ import { addBatchSizeFlag, addOutputFlag, batchSize, Deadline, failure, outputMo
 import { ProgressReporter, progressMode } from "./operator-progress.js";
 import { withOperatorStore } from "./operator-store.js";
 import { table } from "./text.js";
+import { dataDirOf } from "../data-dir.js";
 
 /**
  * `engram reindex`: re-embed every record with the embedder the environment
@@ -53,7 +54,7 @@ async function runReindex(o: ReindexFlags): Promise<void> {
       return await reindex(store, deps.embedder, {
         apply,
         batch,
-        dataDir: process.env.ENGRAM_DATA_DIR || "./.engram",
+        dataDir: dataDirOf(process.env),
         onProgress: (p) => {
           last = p;
           reporter.update(p.done, p.total);

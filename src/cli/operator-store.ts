@@ -6,10 +6,11 @@ import { failure } from "./operator-common.js";
 
 /**
  * Operator verbs open the store the server would open: the same
- * ENGRAM_DATA_DIR (default ./.engram) and the same embedder dimension. The
+ * ENGRAM_DATA_DIR (default: the per-user data directory, see data-dir.ts) and the same embedder dimension. The
  * embedder is only asked for its identity, which is static; nothing here
  * loads a model, checks or stamps the embedder identity, or touches the
- * vector index, so a read-only verb leaves the store file as it found it.
+ * vector index, so a read-only verb leaves the store file as it found it. The store is
+ * checked for damage before a verb runs (see EmbeddedStoreOptions.integrityCheck).
  *
  * The heavy modules (SQLite, the server stack behind openStore) are
  * imported on first use, so `engram --help` and the client verbs do not
@@ -23,11 +24,12 @@ export type OperatorStore = {
 };
 
 async function openOperatorStore(env: NodeJS.ProcessEnv): Promise<OperatorStore> {
-  const [{ openStore }, { embedderFromEnv }, { EmbeddedStore }, { limitsFromEnv, silentLogger }] = await Promise.all([
+  const [{ openStore }, { embedderFromEnv }, { EmbeddedStore }, { limitsFromEnv, silentLogger }, { dataDirOf }] = await Promise.all([
     import("../app.js"),
     import("../embed/index.js"),
     import("../store/embedded-store.js"),
     import("../core/index.js"),
+    import("../data-dir.js"),
   ]);
   let embedder: ReturnType<typeof embedderFromEnv>;
   let limits: ReturnType<typeof limitsFromEnv>;
@@ -40,11 +42,14 @@ async function openOperatorStore(env: NodeJS.ProcessEnv): Promise<OperatorStore>
   }
   let store;
   try {
-    store = openStore(env, embedder.identity.dim);
+    // Checked like `engram serve` does: a sweep or a migration must not run over a damaged file.
+    store = openStore(env, embedder.identity.dim, undefined, { integrityCheck: true });
   } catch (err) {
     if (isBusy(err)) throw failure(EXIT.unavailable, `the store is locked by another process: ${errorText(err)}`);
+    // A refusal that already names the file, the cause and the recovery, word for word as `engram serve` says it.
+    if (err instanceof Error && err.name === "StartupError") throw failure(EXIT.usage, err.message);
     // Anything else at construction is configuration-shaped: a path that is not a directory, a file that is not a store.
-    throw failure(EXIT.usage, `cannot open the store under ${env.ENGRAM_DATA_DIR || "./.engram"}: ${errorText(err)}`);
+    throw failure(EXIT.usage, `cannot open the store under ${dataDirOf(env)}: ${errorText(err)}`);
   }
   if (!(store instanceof EmbeddedStore)) {
     await store.close();

@@ -1,5 +1,5 @@
-import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
+import pkg from "../../package.json" with { type: "json" };
 import { EXIT, type ExitCode } from "../argerror/index.js";
 import { buildCatalog } from "./catalog.js";
 import { registerCompletionCommand } from "./completion-command.js";
@@ -20,9 +20,10 @@ import { registerWriteCommands } from "./write-commands.js";
 
 export const BINARY = "engram";
 
+// The build inlines package.json, so the bundle needs no path back to it.
 export function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: unknown };
-  return typeof pkg.version === "string" ? pkg.version : "0.0.0";
+  const version: unknown = (pkg as { version?: unknown }).version;
+  return typeof version === "string" ? version : "0.0.0";
 }
 
 /**

@@ -6,18 +6,24 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
 import { Code, ConnectError, createConnectRouter } from "@connectrpc/connect";
+import { codeFromHttpStatus } from "@connectrpc/connect/protocol-connect";
 import { compressionBrotli, compressionGzip, universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
 import type { Core, Logger } from "../core/index.js";
 import type { TokenAuth } from "../core/static-tokens.js";
+import type { RequestObserver } from "../observe/index.js";
+import { attachOutcome, outcomeInterceptor, type OutcomeSlot } from "./outcome-context.js";
 import { gateHandler } from "./request-gate.js";
 import { engramRoutes } from "./routes.js";
-import { subjectContextValues } from "./subject-context.js";
+import { reflectionRoutes } from "../reflection/index.js";
+import { resolvedSubject, subjectContextValues, subjectOf } from "./subject-context.js";
 
 export type ConnectHandlerOptions = {
   core: Core;
   log: Logger;
   auth: TokenAuth;
   maxRequestBytes: number;
+  /** Told how each RPC ended (the access log, the metrics); nothing when absent. */
+  observe?: RequestObserver;
 };
 
 type NodeRequest = IncomingMessage | Http2ServerRequest;
@@ -29,9 +35,16 @@ export function connectNodeHandler(opts: ConnectHandlerOptions): (req: NodeReque
     readMaxBytes: opts.maxRequestBytes,
     // Request bodies reach the library already decompressed; these only pick the response encoding.
     acceptCompression: [compressionGzip, compressionBrotli],
+    interceptors: [outcomeInterceptor],
   });
   engramRoutes(opts.core, opts.log)(router);
   const handlers = new Map(router.handlers.map((h) => [h.requestPath, gateHandler(h, { maxRequestBytes: opts.maxRequestBytes, log: opts.log })]));
+  // Reflection streams, so the unary gate (which reads one whole message)
+  // does not front it; the bearer check runs in the service before any read,
+  // and the router's readMaxBytes bounds each message.
+  const reflection = createConnectRouter({ readMaxBytes: opts.maxRequestBytes, interceptors: [outcomeInterceptor] });
+  reflectionRoutes((ctx) => void subjectOf(ctx))(reflection);
+  for (const h of reflection.handlers) handlers.set(h.requestPath, h);
   const contextValues = subjectContextValues(opts.auth);
 
   return (req, res) => {
@@ -42,9 +55,32 @@ export function connectNodeHandler(opts: ConnectHandlerOptions): (req: NodeReque
       res.end();
       return;
     }
+    const started = performance.now();
+    const values = contextValues(req);
+    const slot = attachOutcome(values);
+    if (opts.observe) {
+      const observe = opts.observe;
+      let told = false;
+      const tell = (): void => {
+        if (told) return;
+        told = true;
+        // Closed before the answer was out: the caller went away.
+        if (slot.code === undefined && !res.writableFinished) slot.code = Code.Canceled;
+        observe({
+          lane: "connect",
+          procedure: handler.method.name,
+          code: codeOf(slot, res),
+          durationMs: performance.now() - started,
+          owner: resolvedSubject(values)?.owner,
+          ...(slot.hint !== undefined ? { hint: slot.hint } : {}),
+        });
+      };
+      res.once("finish", tell);
+      res.once("close", tell);
+    }
     let uReq;
     try {
-      uReq = universalRequestFromNodeRequest(req, res, undefined, contextValues(req));
+      uReq = universalRequestFromNodeRequest(req, res, undefined, values);
     } catch {
       // No authority to build a URL from: not a request any client sends.
       (res as ServerResponse).writeHead(400);
@@ -64,4 +100,18 @@ export function connectNodeHandler(opts: ConnectHandlerOptions): (req: NodeReque
         }
       });
   };
+}
+
+/**
+ * The code a finished RPC ended with: what the gate or the service noted,
+ * else what the library answered by itself (an unsupported content type, a
+ * wrong method), read from the HTTP status the way a Connect client would.
+ */
+function codeOf(slot: OutcomeSlot, res: NodeResponse): Code | "ok" {
+  if (slot.code !== undefined) return slot.code;
+  const status = res.statusCode;
+  if (status >= 200 && status < 300) return "ok";
+  // A wrong method or content type: the caller asked for something not served here.
+  if (status === 405 || status === 415) return Code.Unimplemented;
+  return codeFromHttpStatus(status);
 }

@@ -26,6 +26,7 @@ import {
 } from "../argerror/index.js";
 import type { Logger } from "../core/index.js";
 import { decodeRequest } from "./decode-diagnosis.js";
+import { noteOutcome } from "./outcome-context.js";
 import { toConnectError } from "./error-mapper.js";
 import { BodyNotDecompressible, BodyTooLarge, firstFrameLength, frame, inflateBounded, readBounded, splitFrames } from "./request-body.js";
 import { resolvedSubject, unauthenticated } from "./subject-context.js";
@@ -97,6 +98,7 @@ export function gateHandler(
     const header = forwardHeaders(req, wire, undefined);
     // An unreadable timeout would be reported (value included) before the body is read.
     if (wire) header.delete(wire.timeoutHeader);
+    noteOutcome(req.contextValues, err);
     return inner({ ...req, header, body: failingBody(err) });
   };
   const envelope = (e: ArgError): ConnectError => toConnectError(e, opts.log, procedure);

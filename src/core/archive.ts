@@ -1,7 +1,8 @@
 import type { BatchArgs } from "./args.js";
 import { checkBatchIds } from "./batch-shape.js";
+import { withConflictRetry } from "./conditional-write.js";
 import type { CoreDeps } from "./deps.js";
-import type { Subject } from "./subject.js";
+import type { Subject } from "../model/subject.js";
 
 export type ArchiveOutcome = "archived" | "already_archived" | "restored" | "not_archived" | "not_found";
 export type ArchiveRow = { requested: string; id: string; outcome: ArchiveOutcome };
@@ -14,29 +15,25 @@ export type ArchiveRow = { requested: string; id: string; outcome: ArchiveOutcom
 async function flip(deps: CoreDeps, subject: Subject, a: BatchArgs, archive: boolean): Promise<ArchiveRow[]> {
   const ids = checkBatchIds(a.ids, deps.limits);
   const rows: ArchiveRow[] = [];
-  for (const requested of ids) {
-    const r = await deps.store.resolve(requested);
-    const rec = r.kind === "id" ? await deps.store.getOwned(r.id, subject) : undefined;
-    if (!rec) {
-      rows.push({ requested, id: "", outcome: "not_found" });
-      continue;
-    }
-    if (archive) {
-      if (rec.archived_at) rows.push({ requested, id: rec.id, outcome: "already_archived" });
-      else {
-        await deps.store.replace({ ...rec, archived_at: deps.now().toISOString() });
-        rows.push({ requested, id: rec.id, outcome: "archived" });
-      }
-    } else if (!rec.archived_at) {
-      rows.push({ requested, id: rec.id, outcome: "not_archived" });
-    } else {
-      const next = { ...rec };
-      delete next.archived_at;
-      await deps.store.replace(next);
-      rows.push({ requested, id: rec.id, outcome: "restored" });
-    }
-  }
+  for (const requested of ids) rows.push(await withConflictRetry([requested], () => flipOne(deps, subject, requested, archive)));
   return rows;
+}
+
+/** One read and at most one conditional write; a lost race re-runs it from the read. */
+async function flipOne(deps: CoreDeps, subject: Subject, requested: string, archive: boolean): Promise<ArchiveRow> {
+  const r = await deps.store.resolve(requested);
+  const rec = r.kind === "id" ? await deps.store.getOwned(r.id, subject) : undefined;
+  if (!rec) return { requested, id: "", outcome: "not_found" };
+  if (archive) {
+    if (rec.archived_at) return { requested, id: rec.id, outcome: "already_archived" };
+    await deps.store.replace({ ...rec, archived_at: deps.now().toISOString() });
+    return { requested, id: rec.id, outcome: "archived" };
+  }
+  if (!rec.archived_at) return { requested, id: rec.id, outcome: "not_archived" };
+  const next = { ...rec };
+  delete next.archived_at;
+  await deps.store.replace(next);
+  return { requested, id: rec.id, outcome: "restored" };
 }
 
 export const archiveMemory = (deps: CoreDeps, s: Subject, a: BatchArgs) => flip(deps, s, a, true);

@@ -1,4 +1,4 @@
-import type { Citation } from "./record.js";
+import type { Citation } from "../model/record.js";
 
 /**
  * Lane-neutral arguments. Every name is the proto / MCP snake_case field

@@ -38,7 +38,7 @@ import { searchMemories } from "./search-memories.js";
 import { setVisibility } from "./set-visibility.js";
 import { storeDiscovery } from "./store-discovery.js";
 import { storeMemory } from "./store-memory.js";
-import type { Subject } from "./subject.js";
+import type { Subject } from "../model/subject.js";
 import { supersedeMemory } from "./supersede-memory.js";
 import { updateMemory } from "./update-memory.js";
 

@@ -1,5 +1,5 @@
 import type { CoreDeps } from "./deps.js";
-import type { Subject } from "./subject.js";
+import type { Subject } from "../model/subject.js";
 
 export type Coverage = { searched_scopes: string[]; scopes_truncated: boolean } | { scopes_unknown: true };
 

@@ -1,6 +1,6 @@
 import type { DeleteAllArgs } from "./args.js";
 import type { CoreDeps } from "./deps.js";
-import type { Subject } from "./subject.js";
+import type { Subject } from "../model/subject.js";
 import { requireString } from "./validate.js";
 
 /** Clears the caller's own records in one scope; scope is the only guard before a teardown. */

@@ -2,7 +2,7 @@ import { notFound } from "../argerror/index.js";
 import type { DeleteArgs } from "./args.js";
 import type { CoreDeps } from "./deps.js";
 import { resolveOwned } from "./resolve.js";
-import type { Subject } from "./subject.js";
+import type { Subject } from "../model/subject.js";
 import { requireString } from "./validate.js";
 
 /** Owner only; a record the caller cannot write is "not found", same as a missing one. */

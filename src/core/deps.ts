@@ -1,13 +1,10 @@
 import type { Embedder } from "../embed/embedder.js";
 import type { Store } from "../store/store.js";
+import type { Logger } from "../model/logger.js";
 import type { Limits } from "./limits.js";
 
-export type LogFields = Record<string, unknown>;
-export type Logger = {
-  info(msg: string, fields?: LogFields): void;
-  warn(msg: string, fields?: LogFields): void;
-  error(msg: string, fields?: LogFields): void;
-};
+export type { Logger, LogFields } from "../model/logger.js";
+export { silentLogger } from "../model/logger.js";
 
 /** Everything an operation may touch. Tests swap any of it. */
 export type CoreDeps = {
@@ -17,8 +14,6 @@ export type CoreDeps = {
   now: () => Date;
   log: Logger;
 };
-
-export const silentLogger: Logger = { info() {}, warn() {}, error() {} };
 
 export function nowSeconds(deps: CoreDeps): number {
   return Math.floor(deps.now().getTime() / 1000);

@@ -1,7 +1,7 @@
 import type { GetArgs } from "./args.js";
 import type { CoreDeps } from "./deps.js";
 import { resolveReadable } from "./resolve.js";
-import type { Subject } from "./subject.js";
+import type { Subject } from "../model/subject.js";
 import { requireString } from "./validate.js";
 import { fullView, type MemoryView } from "./view.js";
 

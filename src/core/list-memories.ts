@@ -7,7 +7,7 @@ import type { CoreDeps } from "./deps.js";
 import { LANE_POLICY, type Lane } from "./limits.js";
 import { countHidden, type RecallGateHidden } from "./recall-gate-hidden.js";
 import { createdWindow, liftedQuery, recallQuery } from "./recall-query.js";
-import type { Subject } from "./subject.js";
+import type { Subject } from "../model/subject.js";
 import { checkCount, effectiveScope } from "./validate.js";
 import { compactView, fullView, type MemoryView } from "./view.js";
 

@@ -6,7 +6,7 @@ import { decodeCursor, nextCursor } from "./cursor.js";
 import type { CoreDeps } from "./deps.js";
 import { LANE_POLICY, type Lane } from "./limits.js";
 import { recallQuery } from "./recall-query.js";
-import type { Subject } from "./subject.js";
+import type { Subject } from "../model/subject.js";
 import { checkCount, effectiveScope } from "./validate.js";
 import { fullView, type MemoryView } from "./view.js";
 

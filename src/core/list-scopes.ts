@@ -1,5 +1,5 @@
 import type { CoreDeps } from "./deps.js";
-import type { Subject } from "./subject.js";
+import type { Subject } from "../model/subject.js";
 
 /** Authorization only (no recall gate): every scope the caller may read, with counts. */
 export async function listScopes(deps: CoreDeps, subject: Subject) {

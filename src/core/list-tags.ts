@@ -1,7 +1,7 @@
 import { GATE_ON } from "../store/store.js";
 import type { ListTagsArgs } from "./args.js";
 import { nowSeconds, type CoreDeps } from "./deps.js";
-import type { Subject } from "./subject.js";
+import type { Subject } from "../model/subject.js";
 import { checkCount } from "./validate.js";
 
 export type ListTagsResult = { tags: { tag: string; count: number }[]; more: boolean };

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { StoreArgs } from "./args.js";
-import type { Citation, MemoryRecord } from "./record.js";
-import type { Subject } from "./subject.js";
+import type { Citation, MemoryRecord } from "../model/record.js";
+import type { Subject } from "../model/subject.js";
 import { uniqueTags } from "./validate.js";
 
 export function normalizeCitations(list: StoreArgs["citations"]): Citation[] {

@@ -1,4 +1,4 @@
-import type { MemoryRecord } from "./record.js";
+import type { MemoryRecord } from "../model/record.js";
 import type { RecordQuery } from "../store/store.js";
 
 export type RecallGateHidden = { total: number; archived: number; superseded: number; expired: number; scheduled: number };

@@ -1,7 +1,7 @@
 import type { RecordQuery } from "../store/store.js";
 import type { RecallFilterArgs } from "./args.js";
 import { nowSeconds, type CoreDeps } from "./deps.js";
-import type { Subject } from "./subject.js";
+import type { Subject } from "../model/subject.js";
 import { parseRfc3339 } from "./validate.js";
 
 export type CreatedWindow = { after?: Date; before?: Date };

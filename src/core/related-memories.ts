@@ -4,9 +4,9 @@ import { citationKey } from "../store/record-filter.js";
 import type { RelatedArgs } from "./args.js";
 import { enforceBudget } from "./budget.js";
 import { nowSeconds, type CoreDeps } from "./deps.js";
-import type { MemoryRecord } from "./record.js";
+import type { MemoryRecord } from "../model/record.js";
 import { resolveReadable } from "./resolve.js";
-import type { Subject } from "./subject.js";
+import type { Subject } from "../model/subject.js";
 import { checkCount, requireString } from "./validate.js";
 import { compactView, fullView, type MemoryView } from "./view.js";
 

@@ -1,8 +1,8 @@
 import { ambiguousShortId, notFound } from "../argerror/index.js";
 import type { CoreDeps } from "./deps.js";
-import type { MemoryRecord } from "./record.js";
+import type { MemoryRecord } from "../model/record.js";
 import { checkIdBytes } from "./resolve.js";
-import type { Subject } from "./subject.js";
+import type { Subject } from "../model/subject.js";
 
 /**
  * For writes that may replace a record in place by `id`: the caller's own

@@ -1,5 +1,5 @@
 import { lexicalTokens } from "../store/lexical.js";
-import type { ScoredRecord } from "./record.js";
+import type { ScoredRecord } from "../model/record.js";
 
 /** Vector over-fetch before the rerank: four times k, at least 32, at most 100 (never below k). */
 export function candidateK(k: number): number {

@@ -1,7 +1,7 @@
 import { ambiguousShortId, argError, notFound } from "../argerror/index.js";
 import { byteLength } from "./bytes.js";
-import type { MemoryRecord } from "./record.js";
-import type { Subject } from "./subject.js";
+import type { MemoryRecord } from "../model/record.js";
+import type { Subject } from "../model/subject.js";
 import type { CoreDeps } from "./deps.js";
 
 /**

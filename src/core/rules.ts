@@ -6,11 +6,11 @@ import { nowSeconds, type CoreDeps } from "./deps.js";
 import { newRecord } from "./new-record.js";
 import { ownedOrAbsent } from "./replace-target.js";
 import { checkRuleSummary } from "./rule-checks.js";
-import type { Subject } from "./subject.js";
+import type { Subject } from "../model/subject.js";
 import { checkContentBytes, checkTags, requireString } from "./validate.js";
 import { fullView, type MemoryView } from "./view.js";
-import { embedAndPut, type WriteResult } from "./write-record.js";
-import type { MemoryRecord } from "./record.js";
+import { embedAndCreate, type WriteResult } from "./write-record.js";
+import type { MemoryRecord } from "../model/record.js";
 import { GATE_ON } from "../store/store.js";
 
 const RULE_PREFIXES = ["rule:repo:", "rule:project:"] as const;
@@ -43,7 +43,7 @@ export async function storeRule(deps: CoreDeps, subject: Subject, a: StoreRuleAr
       rec.created_at = target.existing.created_at;
     }
   }
-  return embedAndPut(deps, rec);
+  return embedAndCreate(deps, rec);
 }
 
 export type RuleView = Pick<MemoryView, "id" | "short_id" | "summary" | "tags" | "scope" | "created_at">;

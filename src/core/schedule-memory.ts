@@ -2,9 +2,9 @@ import type { ScheduleArgs } from "./args.js";
 import { nowSeconds, type CoreDeps } from "./deps.js";
 import { newRecord } from "./new-record.js";
 import { parseWindow } from "./schedule-window.js";
-import type { Subject } from "./subject.js";
+import type { Subject } from "../model/subject.js";
 import { validateStoreArgs } from "./validate.js";
-import { checkIdempotency, embedAndPut, type WriteResult } from "./write-record.js";
+import { checkIdempotency, embedAndCreate, type WriteResult } from "./write-record.js";
 
 /**
  * A record with a recall window. The idempotency replay runs before the
@@ -21,5 +21,5 @@ export async function scheduleMemory(deps: CoreDeps, subject: Subject, a: Schedu
     rec.id = keyed.pointId;
     rec.idempotency_fingerprint = keyed.fingerprint;
   }
-  return embedAndPut(deps, rec);
+  return embedAndCreate(deps, rec);
 }

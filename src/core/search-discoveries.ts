@@ -4,7 +4,7 @@ import { nowSeconds, type CoreDeps } from "./deps.js";
 import { LANE_POLICY, type Lane } from "./limits.js";
 import { candidateK, rerank } from "./rerank.js";
 import { checkDiscoveryKind, DISCOVERY_PREFIX } from "./store-discovery.js";
-import type { Subject } from "./subject.js";
+import type { Subject } from "../model/subject.js";
 import { checkCount, checkQuery, effectiveScope } from "./validate.js";
 import { fullView, type MemoryView } from "./view.js";
 import { enforceBudget } from "./budget.js";

@@ -5,7 +5,7 @@ import { LANE_POLICY, type Lane } from "./limits.js";
 import { countHidden, type RecallGateHidden } from "./recall-gate-hidden.js";
 import { liftedQuery, recallQuery } from "./recall-query.js";
 import { candidateK, rerank } from "./rerank.js";
-import type { Subject } from "./subject.js";
+import type { Subject } from "../model/subject.js";
 import { checkCount, checkQuery, effectiveScope } from "./validate.js";
 import { compactView, fullView, type MemoryView } from "./view.js";
 import { enforceBudget } from "./budget.js";

@@ -1,9 +1,10 @@
 import { argError, ruleImmutable } from "../argerror/index.js";
 import type { SetVisibilityArgs } from "./args.js";
+import { withConflictRetry } from "./conditional-write.js";
 import type { CoreDeps } from "./deps.js";
 import { LANE_POLICY, type Lane } from "./limits.js";
 import { resolveOwned } from "./resolve.js";
-import type { Subject } from "./subject.js";
+import type { Subject } from "../model/subject.js";
 import { requireString } from "./validate.js";
 import type { WriteResult } from "./write-record.js";
 
@@ -18,8 +19,11 @@ export async function setVisibility(deps: CoreDeps, subject: Subject, a: SetVisi
     const field = LANE_POLICY[lane].visibilityField;
     throw argError(field, "required", `${field} is required`);
   }
-  const rec = await resolveOwned(deps, subject, input);
-  if (rec.category === "rule") throw ruleImmutable("visibility");
-  await deps.store.replace({ ...rec, visibility: a.shared ? "shared" : "" });
-  return { id: rec.id, short_id: rec.short_id };
+  const shared = a.shared;
+  return withConflictRetry([input], async () => {
+    const rec = await resolveOwned(deps, subject, input);
+    if (rec.category === "rule") throw ruleImmutable("visibility");
+    await deps.store.replace({ ...rec, visibility: shared ? "shared" : "" });
+    return { id: rec.id, short_id: rec.short_id };
+  });
 }

@@ -15,7 +15,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { readFileSync } from "node:fs";
 
-import { ANONYMOUS, ownerSubject, type Subject } from "./subject.js";
+import { ANONYMOUS, ownerSubject, type Subject } from "../model/subject.js";
 
 export const AUTH_TOKENS_ENV = "ENGRAM_AUTH_TOKENS";
 export const AUTH_TOKENS_FILE_ENV = "ENGRAM_AUTH_TOKENS_FILE";

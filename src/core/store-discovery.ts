@@ -1,11 +1,13 @@
 import { argError } from "../argerror/index.js";
 import type { StoreDiscoveryArgs } from "./args.js";
+import { identityKey } from "../embed/embedder.js";
+import { withConflictRetry } from "./conditional-write.js";
 import type { CoreDeps } from "./deps.js";
 import { newRecord } from "./new-record.js";
 import { ownedOrAbsent } from "./replace-target.js";
-import type { Subject } from "./subject.js";
+import type { Subject } from "../model/subject.js";
 import { checkCitations, checkContentBytes, checkSummary, checkTags, requireString } from "./validate.js";
-import { embedAndPut, type WriteResult } from "./write-record.js";
+import { createRecord, embedRecord, type WriteResult } from "./write-record.js";
 
 export const DISCOVERY_PREFIX = "discovery:";
 export const DISCOVERY_KINDS = ["map", "fact"] as const;
@@ -34,15 +36,23 @@ export async function storeDiscovery(deps: CoreDeps, subject: Subject, a: StoreD
   checkTags(a.tags, deps.limits);
   checkCitations(a.citations, deps.limits, 1);
 
-  const target = a.id ? await ownedOrAbsent(deps, subject, a.id) : undefined;
-  const rec = newRecord({ ...a, source: "agent-inferred", category: "discovery" }, subject, deps.now(), { kind: a.kind! });
-  if (target) {
+  // Replacing in place by id is a conditional write: a lost race reads the
+  // target again (it may have been created, changed or deleted meanwhile).
+  // The text to embed comes from the arguments alone, so it is embedded once.
+  let vector: Float32Array | undefined;
+  return withConflictRetry([a.id ?? ""], async () => {
+    const target = a.id ? await ownedOrAbsent(deps, subject, a.id) : undefined;
+    const rec = newRecord({ ...a, source: "agent-inferred", category: "discovery" }, subject, deps.now(), { kind: a.kind! });
+    vector ??= await embedRecord(deps, rec);
+    rec.embedder_identity = identityKey(deps.embedder.identity);
+    if (!target) return createRecord(deps, rec, vector);
     rec.id = target.id;
-    if (target.existing) {
-      rec.short_id = target.existing.short_id;
-      rec.created_at = target.existing.created_at;
-      rec.visibility = target.existing.visibility;
-    }
-  }
-  return embedAndPut(deps, rec);
+    if (!target.existing) return createRecord(deps, rec, vector);
+    rec.short_id = target.existing.short_id;
+    rec.created_at = target.existing.created_at;
+    rec.visibility = target.existing.visibility;
+    rec.revision = target.existing.revision;
+    await deps.store.replace(rec, vector);
+    return { id: rec.id, short_id: rec.short_id };
+  });
 }

@@ -1,9 +1,9 @@
 import type { StoreArgs } from "./args.js";
 import type { CoreDeps } from "./deps.js";
 import { newRecord } from "./new-record.js";
-import type { Subject } from "./subject.js";
+import type { Subject } from "../model/subject.js";
 import { validateStoreArgs } from "./validate.js";
-import { checkIdempotency, embedAndPut, type WriteResult } from "./write-record.js";
+import { checkIdempotency, embedAndCreate, type WriteResult } from "./write-record.js";
 
 export async function storeMemory(deps: CoreDeps, subject: Subject, a: StoreArgs): Promise<WriteResult> {
   validateStoreArgs(a, deps.limits, "store");
@@ -14,5 +14,5 @@ export async function storeMemory(deps: CoreDeps, subject: Subject, a: StoreArgs
     rec.id = keyed.pointId;
     rec.idempotency_fingerprint = keyed.fingerprint;
   }
-  return embedAndPut(deps, rec);
+  return embedAndCreate(deps, rec);
 }

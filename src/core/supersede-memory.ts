@@ -1,13 +1,13 @@
-import { alreadySuperseded, argError, notFound, ruleImmutable } from "../argerror/index.js";
+import { alreadySuperseded, argError, idempotencyConflict, notFound, ruleImmutable } from "../argerror/index.js";
 import { embeddingText, identityKey } from "../embed/embedder.js";
-import { TargetsGoneError, TargetsSupersededError } from "../store/store-errors.js";
+import { RecordExistsError, TargetsGoneError, TargetsSupersededError } from "../store/store-errors.js";
 import type { SupersedeArgs } from "./args.js";
 import { byteLength } from "./bytes.js";
 import type { CoreDeps } from "./deps.js";
 import { newRecord } from "./new-record.js";
-import type { MemoryRecord } from "./record.js";
-import { mintShortId } from "./short-id.js";
-import type { Subject } from "./subject.js";
+import type { MemoryRecord } from "../model/record.js";
+import { mintShortId } from "../model/short-id.js";
+import type { Subject } from "../model/subject.js";
 import { validateStoreArgs } from "./validate.js";
 import { checkIdempotency, type WriteResult } from "./write-record.js";
 import { compactView, type MemoryView } from "./view.js";
@@ -95,6 +95,14 @@ export async function supersedeMemory(deps: CoreDeps, subject: Subject, a: Super
     await deps.store.supersede(rec, vector!, targetIds, subject);
   } catch (err) {
     if (err instanceof TargetsGoneError) throw notFound(inputsOf(targets));
+    if (err instanceof RecordExistsError && keyed) {
+      // The key already made a record: the same content replays it, other content is a conflict.
+      const persisted = await deps.store.getRaw(rec.id);
+      if (persisted && persisted.idempotency_fingerprint === rec.idempotency_fingerprint) {
+        return { validated: false, id: persisted.id, short_id: persisted.short_id };
+      }
+      throw idempotencyConflict();
+    }
     if (err instanceof TargetsSupersededError) {
       // Lost a race to our own identical keyed retry: that is a success.
       if (keyed) {

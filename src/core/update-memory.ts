@@ -1,12 +1,13 @@
 import { argError, ruleImmutable, staleSummary } from "../argerror/index.js";
 import { embeddingText, identityKey } from "../embed/embedder.js";
 import type { UpdateArgs } from "./args.js";
+import { withConflictRetry } from "./conditional-write.js";
 import type { CoreDeps } from "./deps.js";
 import { LANE_POLICY, type Lane } from "./limits.js";
-import type { MemoryRecord } from "./record.js";
+import type { MemoryRecord } from "../model/record.js";
 import { resolveOwned } from "./resolve.js";
 import { checkRuleSummary } from "./rule-checks.js";
-import type { Subject } from "./subject.js";
+import type { Subject } from "../model/subject.js";
 import { checkContentBytes, checkSummary, checkTags, requireString, uniqueTags } from "./validate.js";
 import type { WriteResult } from "./write-record.js";
 
@@ -47,8 +48,27 @@ export async function updateMemory(deps: CoreDeps, subject: Subject, raw: Update
   if (LANE_POLICY[lane].updateRequiresContent) requireString("content", a.content);
   else if (a.content !== undefined) requireString("content", a.content);
   const input = requireString("id", a.id);
-  const rec = await resolveOwned(deps, subject, input);
+  // The vector of the text embedded by an earlier attempt: a retry after a
+  // lost race re-validates the record as it now is, but embeds again only
+  // if the text to embed changed.
+  let embedded: { text: string; vector: Float32Array } | undefined;
+  return withConflictRetry([input], async () => {
+    const rec = await resolveOwned(deps, subject, input);
+    const next = nextRecord(deps, a, rec);
+    if (a.content !== undefined || a.tags !== undefined) {
+      const text = embeddingText(next.content, next.tags);
+      if (embedded?.text !== text) embedded = { text, vector: (await deps.embedder.embedDocuments([text]))[0]! };
+      next.embedder_identity = identityKey(deps.embedder.identity);
+      await deps.store.replace(next, embedded.vector);
+    } else {
+      await deps.store.replace(next);
+    }
+    return { id: next.id, short_id: next.short_id };
+  });
+}
 
+/** The rule guard, the caps of what changed and the stale-summary guard against `rec` as read; then the record to write. */
+function nextRecord(deps: CoreDeps, a: UpdateArgs, rec: MemoryRecord): MemoryRecord {
   if (rec.category === "rule") {
     if (a.summary !== undefined) checkRuleSummary(a.summary, deps.limits);
     if (a.shared === false) throw ruleImmutable("private");
@@ -76,13 +96,5 @@ export async function updateMemory(deps: CoreDeps, subject: Subject, raw: Update
   if (a.shared !== undefined) next.visibility = a.shared ? "shared" : "";
   next.access_count = (rec.access_count ?? 0) + 1;
   next.last_accessed_at = deps.now().toISOString();
-
-  if (a.content !== undefined || a.tags !== undefined) {
-    const [vector] = await deps.embedder.embedDocuments([embeddingText(next.content, next.tags)]);
-    next.embedder_identity = identityKey(deps.embedder.identity);
-    await deps.store.replace(next, vector);
-  } else {
-    await deps.store.replace(next);
-  }
-  return { id: next.id, short_id: next.short_id };
+  return next;
 }

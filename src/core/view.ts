@@ -1,4 +1,4 @@
-import type { Citation, MemoryRecord } from "./record.js";
+import type { Citation, MemoryRecord } from "../model/record.js";
 
 /**
  * What a lane may show of a record. Lanes map this to proto or JSON; the

@@ -1,12 +1,14 @@
-import { idempotencyConflict } from "../argerror/index.js";
+import { idempotencyConflict, writeContended } from "../argerror/index.js";
+import { RevisionConflictError } from "../store/store-errors.js";
 import { embeddingText } from "../embed/embedder.js";
 import { identityKey } from "../embed/embedder.js";
 import type { StoreArgs } from "./args.js";
+import { WRITE_ATTEMPTS } from "./conditional-write.js";
 import type { CoreDeps } from "./deps.js";
 import { contentFingerprint, idempotentPointId } from "./idempotency.js";
-import type { MemoryRecord } from "./record.js";
-import { mintShortId } from "./short-id.js";
-import type { Subject } from "./subject.js";
+import type { MemoryRecord } from "../model/record.js";
+import { mintShortId } from "../model/short-id.js";
+import type { Subject } from "../model/subject.js";
 
 export type WriteResult = { id: string; short_id: string };
 
@@ -30,16 +32,38 @@ export async function checkIdempotency(
   throw idempotencyConflict();
 }
 
-/** Embed first (a failed embed never touches the store), then mint, then write. */
-export async function embedAndPut(deps: CoreDeps, rec: MemoryRecord): Promise<WriteResult> {
+/** The record's vector, stamping the identity of the embedder that made it. */
+export async function embedRecord(deps: CoreDeps, rec: MemoryRecord): Promise<Float32Array> {
   const [vector] = await deps.embedder.embedDocuments([embeddingText(rec.content, rec.tags)]);
-  if (!rec.short_id) rec.short_id = await mintShortId((c) => deps.store.countShortId(c));
   rec.embedder_identity = identityKey(deps.embedder.identity);
-  await deps.store.put(rec, vector!);
-  if (rec.idempotency_fingerprint) {
-    // A concurrent racer with the same key may have landed first: report what persisted.
+  return vector!;
+}
+
+/**
+ * Inserts a new record, never overwriting. When its id is taken, the only
+ * way that happens is a keyed create that raced another with the same key
+ * (or its own retry): the same fingerprint replays what persisted, another
+ * is a conflict. An id taken and freed again before the read is tried
+ * again. An unkeyed create whose id is taken (a discovery creating at a
+ * caller's fresh id that someone else just took) raises a revision
+ * conflict, which the caller's retry resolves by reading again.
+ */
+export async function createRecord(deps: CoreDeps, rec: MemoryRecord, vector: Float32Array): Promise<WriteResult> {
+  if (!rec.short_id) rec.short_id = await mintShortId((c) => deps.store.countShortId(c));
+  for (let i = 0; i < WRITE_ATTEMPTS; i++) {
+    if (await deps.store.create(rec, vector)) return { id: rec.id, short_id: rec.short_id };
     const persisted = await deps.store.getRaw(rec.id);
-    if (persisted) return { id: persisted.id, short_id: persisted.short_id };
+    // Taken, then deleted before the read: the id is free again.
+    if (!persisted) continue;
+    if (!rec.idempotency_fingerprint) throw new RevisionConflictError(rec.id, false);
+    if (persisted.idempotency_fingerprint === rec.idempotency_fingerprint) return { id: persisted.id, short_id: persisted.short_id };
+    throw idempotencyConflict();
   }
-  return { id: rec.id, short_id: rec.short_id };
+  throw writeContended([rec.id]);
+}
+
+/** Embed first (a failed embed never touches the store), then mint, then create. */
+export async function embedAndCreate(deps: CoreDeps, rec: MemoryRecord): Promise<WriteResult> {
+  const vector = await embedRecord(deps, rec);
+  return createRecord(deps, rec, vector);
 }

@@ -2,7 +2,9 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { CallToolRequestSchema, ErrorCode, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import pkg from "../../package.json" with { type: "json" };
+import type { Code } from "@connectrpc/connect";
 import { classify } from "../argerror/index.js";
+import type { RequestObserver } from "../observe/index.js";
 import { rejectUnknownArguments, type Core, type Subject } from "../core/index.js";
 import { handlerOf, type AnyToolHandler, type ToolContext } from "./handlers.js";
 import { ToolCallGuard } from "./tool-call-guard.js";
@@ -46,26 +48,38 @@ function isToolName(name: string): name is ToolName {
  * SDK, which would check arguments against those schemas and answer in its
  * own words: every argument goes to the core, which names the right field.
  */
-export function createMcpServer(core: Core, subject: Subject): McpServer {
+export function createMcpServer(core: Core, subject: Subject, observe?: RequestObserver): McpServer {
   const server = new EngramMcpServer(
     { name: SERVER_NAME, version: SERVER_VERSION },
     { capabilities: { experimental: { [CONTRACT_CAPABILITY]: { version: CONTRACT_VERSION } } } },
   );
   const ctx: ToolContext = { core, subject };
+  const run = async (name: ToolName, h: AnyToolHandler, args: Record<string, unknown>): Promise<CallToolResult> => {
+    if (!observe) return callTool(name, h, ctx, args);
+    const started = performance.now();
+    let outcome: { code: Code | "ok"; hint?: string } = { code: "ok" };
+    try {
+      return await callTool(name, h, ctx, args, (o) => {
+        outcome = o;
+      });
+    } finally {
+      observe({ lane: "mcp", procedure: name, ...outcome, durationMs: performance.now() - started, owner: subject.owner });
+    }
+  };
   for (const name of TOOL_NAMES) {
     const h = handlerOf(name);
     if (!h) continue;
     server.registerTool(
       name,
       { description: h.description, inputSchema: h.input, annotations: annotationsOf(name) },
-      (args) => callTool(name, h, ctx, args),
+      (args) => run(name, h, args),
     );
   }
   server.server.setRequestHandler(CallToolRequestSchema, (request) => {
     const name = request.params.name;
     const h = isToolName(name) ? handlerOf(name) : undefined;
     if (!h) throw protocolError(ErrorCode.InvalidParams, UNKNOWN_TOOL);
-    return callTool(name as ToolName, h, ctx, request.params.arguments ?? {});
+    return run(name as ToolName, h, request.params.arguments ?? {});
   });
   return server;
 }
@@ -81,7 +95,13 @@ function withoutNulls(args: Record<string, unknown>): Record<string, unknown> {
  * exactly as on Connect: the envelope or sentinel text is the only content,
  * and an unclassified failure is logged here and sent as "internal error".
  */
-export async function callTool(name: ToolName, h: AnyToolHandler, ctx: ToolContext, args: Record<string, unknown>): Promise<CallToolResult> {
+export async function callTool(
+  name: ToolName,
+  h: AnyToolHandler,
+  ctx: ToolContext,
+  args: Record<string, unknown>,
+  onRejected?: (outcome: { code: Code; hint?: string }) => void,
+): Promise<CallToolResult> {
   try {
     rejectUnknownArguments(name, Object.keys(h.input), args);
     const out = await h.run(ctx, withoutNulls(args) as never);
@@ -95,7 +115,9 @@ export async function callTool(name: ToolName, h: AnyToolHandler, ctx: ToolConte
     };
   } catch (err) {
     const c = classify(err);
-    if (c.internal) {
+    onRejected?.({ code: c.code, ...(c.argError ? { hint: c.argError.hint } : {}) });
+    // A response over the budget is the caller's request: the access log line (info) covers it.
+    if (c.internal && c.argError?.hint !== "response_too_large") {
       ctx.core.deps.log.error("tool call failed", {
         tool: name,
         error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),

@@ -1,6 +1,7 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Engram } from "../app.js";
 import { ANONYMOUS, ownerSubject, type Subject } from "../core/index.js";
+import { accessLog } from "../observe/index.js";
 import { createMcpServer } from "./server.js";
 
 export const MCP_OWNER_ENV = "ENGRAM_MCP_OWNER";
@@ -21,7 +22,8 @@ export function stdioSubject(env: NodeJS.ProcessEnv = process.env): Subject {
  * (stderr).
  */
 export async function serveStdio(engram: Pick<Engram, "core">, subject: Subject): Promise<void> {
-  const server = createMcpServer(engram.core, subject);
+  // No listener, so no /metrics: each tool call still gets its access-log line on stderr.
+  const server = createMcpServer(engram.core, subject, accessLog(engram.core.deps.log));
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     server.server.onclose = () => resolve();

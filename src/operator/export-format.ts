@@ -1,4 +1,4 @@
-import type { MemoryRecord } from "../core/record.js";
+import type { MemoryRecord } from "../model/record.js";
 import { CURRENT_SCHEMA_VERSION } from "../store/schema-version.js";
 import { isUuid } from "../store/uuid.js";
 

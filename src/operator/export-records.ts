@@ -1,4 +1,4 @@
-import type { MemoryRecord } from "../core/record.js";
+import type { MemoryRecord } from "../model/record.js";
 import { decodeRecord } from "../store/codec.js";
 import type { EmbeddedStore } from "../store/embedded-store.js";
 import { META_EMBEDDER_IDENTITY } from "../store/meta-keys.js";

@@ -1,5 +1,6 @@
-import type { MemoryRecord } from "../core/record.js";
-import { ANONYMOUS } from "../core/subject.js";
+import { withConflictRetry } from "../core/conditional-write.js";
+import type { MemoryRecord } from "../model/record.js";
+import { ANONYMOUS } from "../model/subject.js";
 import { isExpired } from "../store/record-filter.js";
 import type { EmbeddedStore } from "../store/embedded-store.js";
 import type { RecordQuery } from "../store/store.js";
@@ -50,25 +51,23 @@ export async function operatorFlip(
   opts: { archive: boolean; apply: boolean; now: Date },
 ): Promise<OperatorFlipRow[]> {
   const rows: OperatorFlipRow[] = [];
-  for (const requested of ids) {
-    const r = await store.resolve(requested);
-    const rec = r.kind === "id" ? await store.getRaw(r.id) : undefined;
-    if (!rec) {
-      rows.push({ requested, id: "", outcome: "not_found" });
-      continue;
-    }
-    const already = opts.archive ? !!rec.archived_at : !rec.archived_at;
-    if (already) {
-      rows.push({ requested, id: rec.id, outcome: "already" });
-      continue;
-    }
-    if (opts.apply) {
-      const next = { ...rec };
-      if (opts.archive) next.archived_at = opts.now.toISOString();
-      else delete next.archived_at;
-      await store.replace(next);
-    }
-    rows.push({ requested, id: rec.id, outcome: "changed" });
-  }
+  // A conditional write, like the server's: a server writing the same
+  // record meanwhile makes this flip read it again rather than undo that write.
+  for (const requested of ids) rows.push(await withConflictRetry([requested], () => flipOne(store, requested, opts)));
   return rows;
+}
+
+async function flipOne(store: EmbeddedStore, requested: string, opts: { archive: boolean; apply: boolean; now: Date }): Promise<OperatorFlipRow> {
+  const r = await store.resolve(requested);
+  const rec = r.kind === "id" ? await store.getRaw(r.id) : undefined;
+  if (!rec) return { requested, id: "", outcome: "not_found" };
+  const already = opts.archive ? !!rec.archived_at : !rec.archived_at;
+  if (already) return { requested, id: rec.id, outcome: "already" };
+  if (opts.apply) {
+    const next = { ...rec };
+    if (opts.archive) next.archived_at = opts.now.toISOString();
+    else delete next.archived_at;
+    await store.replace(next);
+  }
+  return { requested, id: rec.id, outcome: "changed" };
 }

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { isAbsolute, relative, resolve } from "node:path";
-import type { Citation, MemoryRecord } from "../core/record.js";
+import type { Citation, MemoryRecord } from "../model/record.js";
 import { repoIdentity, scopeRepo } from "./repo-identity.js";
 
 export const TIERS = ["valid", "moved", "broken", "unverifiable"] as const;

@@ -1,7 +1,8 @@
-import type { MemoryRecord } from "../core/record.js";
+import type { MemoryRecord } from "../model/record.js";
 import { CURRENT_SCHEMA_VERSION } from "./schema-version.js";
 import { deriveCurrentKeys } from "./migrations/registry.js";
 import type { Payload } from "./migrations/step.js";
+import { newRevision } from "./revision.js";
 
 /** Columns the embedded store indexes, derived from the payload on every write. */
 export type IndexedColumns = {
@@ -24,15 +25,24 @@ export type IndexedColumns = {
 /**
  * The one codec every write passes through. Ordinary writes stamp the
  * current schema version; only the migration runner names another one.
+ * Every write stamps a fresh revision, except an import, which writes the
+ * record exactly as exported (`"carried"`).
  */
-export function encodeRecord(record: MemoryRecord, version: number | null = CURRENT_SCHEMA_VERSION): IndexedColumns {
+export function encodeRecord(
+  record: MemoryRecord,
+  version: number | null = CURRENT_SCHEMA_VERSION,
+  revision: "fresh" | "carried" = "fresh",
+): IndexedColumns {
   // At the current version the codec derives what the newest step would
   // add, so ordinary writes never create work for the sweep. A migration
   // writing an older version passes the payload it computed, untouched.
   const stamped = { ...record } as Record<string, unknown>;
   const derived: Record<string, unknown> = version === CURRENT_SCHEMA_VERSION ? deriveCurrentKeys(record as unknown as Payload, {}) : {};
-  if (version === null) delete stamped.schema_version;
-  else derived.schema_version = version;
+  // The version stays the last key (a sweep strips it cheaply), so the
+  // revision goes in before it and the version is always appended anew.
+  if ("schema_version" in stamped) delete stamped.schema_version;
+  if (revision === "fresh") derived.revision = newRevision();
+  if (version !== null) derived.schema_version = version;
   // A key the payload already holds keeps its place; a new one goes at the
   // end of the JSON text, spliced in rather than added to the copy: adding
   // a key to a spread copy costs V8 more than stringifying the whole record.

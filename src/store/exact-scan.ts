@@ -63,6 +63,14 @@ export class TopK {
     return this.#n < this.#k ? -Infinity : this.#scores[0]!;
   }
 
+  /** Whether `offer(key, score)` would keep the pair: lets a caller skip costly checks for pairs that cannot enter. */
+  wouldTake(key: number, score: number): boolean {
+    if (this.#k === 0) return false;
+    if (this.#n < this.#k) return true;
+    const rootScore = this.#scores[0]!;
+    return score > rootScore || (score === rootScore && key < this.#keys[0]!);
+  }
+
   offer(key: number, score: number): void {
     if (this.#k === 0) return;
     if (this.#n < this.#k) {

@@ -14,7 +14,21 @@ const STOP_WORDS = new Set(
  * stop words removed, deduplicated so a repeated word does not count twice.
  */
 export function lexicalTokens(text: string): string[] {
+  // A hand-rolled scan over the lowercased text: this runs for every
+  // candidate of every search, and splitting on a regex cost several times more.
+  const lower = text.toLowerCase();
   const seen = new Set<string>();
-  for (const t of text.toLowerCase().split(/[^a-z0-9]+/)) if (t && !STOP_WORDS.has(t)) seen.add(t);
+  let start = -1;
+  for (let i = 0; i <= lower.length; i++) {
+    const c = i < lower.length ? lower.charCodeAt(i) : 0;
+    const word = (c >= 97 && c <= 122) || (c >= 48 && c <= 57);
+    if (word) {
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      const t = lower.slice(start, i);
+      if (!STOP_WORDS.has(t)) seen.add(t);
+      start = -1;
+    }
+  }
   return [...seen];
 }

@@ -4,3 +4,5 @@ export const META_EMBEDDER_IDENTITY = "embedder_identity";
 export const META_VECTOR_SNAPSHOT_SEQ = "vector_snapshot_seq";
 /** A random id given to a database file, so a vector snapshot can tell which database it was taken from. */
 export const META_DATABASE_ID = "database_id";
+/** Rewritten by a store that cannot write, to learn when it can again. */
+export const META_WRITE_PROBE = "write_probe";

@@ -10,3 +10,26 @@ export class TargetsSupersededError extends Error {
     super("targets already superseded");
   }
 }
+
+/**
+ * Raised by Store.replace when the stored record is not the one the caller
+ * read: another writer (a second server, an operator verb, a sweep) changed
+ * it since, or deleted it (`gone`). Nothing was written.
+ */
+export class RevisionConflictError extends Error {
+  override readonly name = "RevisionConflictError";
+  constructor(
+    readonly id: string,
+    readonly gone: boolean,
+  ) {
+    super(gone ? "record gone since it was read" : "record changed since it was read");
+  }
+}
+
+/** Raised by Store.supersede when the new record's id is already taken (a keyed retry or a keyed race). Nothing was written. */
+export class RecordExistsError extends Error {
+  override readonly name = "RecordExistsError";
+  constructor(readonly id: string) {
+    super("record id already taken");
+  }
+}

@@ -1,5 +1,5 @@
-import type { MemoryRecord, ScoredRecord } from "../core/record.js";
-import type { Subject } from "../core/subject.js";
+import type { MemoryRecord, ScoredRecord } from "../model/record.js";
+import type { Subject } from "../model/subject.js";
 
 /** Which recall-gate conditions a read relaxes. */
 export type GateRelax = { archived: boolean; superseded: boolean; scheduled: boolean };
@@ -60,7 +60,7 @@ export type ResolveResult = { kind: "id"; id: string } | { kind: "not_found" } |
 export type SchemaHistogram = { versions: Map<number, number>; absent: number; total: number };
 
 /** A part of a store that can be not ready yet (see `Store.readiness`). */
-export type StorePart = "store" | "index";
+export type StorePart = "store" | "store_writes" | "index";
 
 /**
  * The storage port. Two implementations (embedded SQLite, Qdrant) pass one
@@ -88,19 +88,34 @@ export interface Store {
   getOwned(id: string, subject: Subject): Promise<MemoryRecord | undefined>;
   countShortId(shortId: string): Promise<number>;
 
-  /** Insert or replace a whole record and its vector. */
-  put(record: MemoryRecord, vector: Float32Array): Promise<void>;
-  /** Replace a record's payload, keeping its vector unless one is given. */
+  /**
+   * Inserts a new record and its vector, only if its id is free: false, and
+   * nothing written, when a record already has it (a keyed create racing
+   * another, or its own retry). Never overwrites.
+   */
+  create(record: MemoryRecord, vector: Float32Array): Promise<boolean>;
+  /**
+   * Replaces a record's payload (and its vector, when one is given) only if
+   * the stored record still carries `record.revision`, the one it was read
+   * with (absent matches a record written before revisions). Otherwise
+   * throws RevisionConflictError, `gone` when the record no longer exists,
+   * and writes nothing. Every write stamps a fresh revision. A store
+   * without transactions honours this with a conditional upsert on the
+   * revision and a read-back of the point.
+   */
   replace(record: MemoryRecord, vector?: Float32Array): Promise<void>;
   /**
-   * Writes `record` and back-stamps superseded_by on every target in one
+   * Inserts `record` and back-stamps superseded_by on every target in one
    * atomic step, re-checking ownership and live-head state under the lock.
-   * Throws TargetsGoneError or TargetsSupersededError and writes nothing.
+   * Throws TargetsGoneError, TargetsSupersededError, or RecordExistsError
+   * (the new record's id is taken) and writes nothing. Of overlapping
+   * supersedes of one target, exactly one succeeds.
    */
   supersede(record: MemoryRecord, vector: Float32Array, targetIds: readonly string[], subject: Subject): Promise<void>;
   /**
    * Writes whole records with their vectors as one atomic batch (import):
-   * each at the schema version it carries (null: none), all or none.
+   * each at the schema version and revision it carries (null: none), all
+   * or none, overwriting whatever has the same id.
    */
   importBatch(rows: readonly ImportRow[]): Promise<void>;
   delete(id: string): Promise<boolean>;

@@ -19,6 +19,12 @@
  *
  * Records live in dense "slots"; the slot number is the graph key, and a
  * removed record's slot is handed to the next insert.
+ *
+ * A record may also belong to one named group (the store's scope). Each
+ * group keeps a contiguous int8 copy of its members' rows, so a search
+ * confined to one large group scans just that block natively instead of
+ * walking the whole graph for the few neighbours that happen to be members.
+ * Groups are derived state: never saved, reassigned after a load.
  */
 import { randomBytes } from "node:crypto";
 import {
@@ -90,7 +96,21 @@ export type VectorFilter = {
    * ignored. Combined with `allow` when both are given.
    */
   candidates?: Iterable<number>;
+  /**
+   * The group every admitted key belongs to, when the caller knows it (a
+   * one-scope search). Only a hint: keys outside the group are still
+   * rejected by `candidates` and `allow`, and a caller may give it only
+   * while every admitted key's group is current.
+   */
+  group?: string;
 };
+
+/**
+ * One group's members: `rows` holds their int8 rows back to back, `slots`
+ * the slot each row was copied from. Removal moves the last row into the
+ * hole, so the block stays dense.
+ */
+type Group = { name: string; rows: Int8Array; slots: Int32Array; count: number };
 
 /** What a snapshot says about the data it was taken from; opaque to the index. */
 export type SnapshotOrigin = Record<string, string | number>;
@@ -125,6 +145,12 @@ const NATIVE_SUBSET_FROM = 384;
 // Extra rows a native scan hands back, rescored here so its rounding cannot
 // decide what makes the top k.
 const NATIVE_MARGIN = 8;
+// A group search scans its int8 block for this many rows beyond k (at
+// least twice k) and rescores them exactly; int8 rounding only reorders
+// near-ties, which the margin absorbs.
+const GROUP_MARGIN = 32;
+// int8 rows are unit rows times this, rounded.
+const INT8_SCALE = 127;
 // Rows per usearch add call while building: small enough that one slice
 // blocks the event loop for only a few milliseconds.
 const BUILD_SLICE = 64;
@@ -166,6 +192,11 @@ export class VectorIndex {
   #origin: SnapshotOrigin = {};
   /** Rows copied out for a native scan of a subset; reused between searches. */
   #gather = new Float32Array(0);
+  #groups = new Map<string, Group>();
+  /** Per slot: its group, or undefined. */
+  #slotGroup: (Group | undefined)[] = [];
+  /** Per slot: its row in its group's block. */
+  #slotRow: Int32Array = new Int32Array(0);
 
   constructor(dim: number, opts: VectorIndexOptions = {}, mode: VectorIndexMode = {}) {
     if (!Number.isInteger(dim) || dim <= 0) throw new RangeError(`vector dimension must be a positive integer, got ${dim}`);
@@ -230,6 +261,8 @@ export class VectorIndex {
       const offset = existing * dim;
       if (sameRow(this.#slab, offset, unit)) return; // re-supplied unchanged: spare the graph repair
       this.#slab.set(unit, offset);
+      const group = this.#slotGroup[existing];
+      if (group !== undefined) this.#quantiseInto(group, this.#slotRow[existing]!, existing);
       if (this.#inGraph(existing)) {
         this.#graph!.remove(BigInt(existing));
         this.#graphPut(existing);
@@ -263,10 +296,66 @@ export class VectorIndex {
     const slot = this.#slotOf.get(key);
     if (slot === undefined) return false;
     if (this.#inGraph(slot)) this.#graph!.remove(BigInt(slot));
+    this.#leaveGroup(slot);
     this.#slotOf.delete(key);
     this.#slotKey[slot] = -1;
     this.#free.push(slot);
     return true;
+  }
+
+  /**
+   * Exact scores of the listed keys against `query`, the same numbers a
+   * search would hand out for them; keys not in the index are skipped.
+   */
+  scoreKeys(query: ArrayLike<number>, keys: readonly number[]): VectorHit[] {
+    const q = this.#normalise(query, "query");
+    const hits: VectorHit[] = [];
+    for (const key of keys) {
+      const slot = this.#slotOf.get(key);
+      if (slot !== undefined) hits.push({ key, score: dotAt(this.#slab, slot * this.#dim, q, this.#dim) });
+    }
+    return hits;
+  }
+
+  /**
+   * Puts `key` in `group` (undefined: in none), leaving any group it was in.
+   * A key not in the index is ignored. Removing the key drops it from its
+   * group; a re-upsert keeps it there.
+   */
+  setGroup(key: number, group: string | undefined): void {
+    const slot = this.#slotOf.get(key);
+    if (slot === undefined) return;
+    const current = this.#slotGroup[slot];
+    if (current?.name === group) return;
+    this.#leaveGroup(slot);
+    if (group === undefined) return;
+    let g = this.#groups.get(group);
+    if (g === undefined) this.#groups.set(group, (g = { name: group, rows: new Int8Array(0), slots: new Int32Array(0), count: 0 }));
+    if (g.count === g.slots.length) {
+      const capacity = Math.max(16, Math.ceil(g.count * 1.5));
+      const rows = new Int8Array(capacity * this.#dim);
+      rows.set(g.rows);
+      const slots = new Int32Array(capacity);
+      slots.set(g.slots);
+      g.rows = rows;
+      g.slots = slots;
+    }
+    const row = g.count++;
+    g.slots[row] = slot;
+    this.#slotGroup[slot] = g;
+    this.#slotRow[slot] = row;
+    this.#quantiseInto(g, row, slot);
+  }
+
+  /** The group `key` is in, if any. */
+  groupOf(key: number): string | undefined {
+    const slot = this.#slotOf.get(key);
+    return slot === undefined ? undefined : this.#slotGroup[slot]?.name;
+  }
+
+  /** How many keys `group` holds. */
+  groupSize(group: string): number {
+    return this.#groups.get(group)?.count ?? 0;
   }
 
   /**
@@ -283,7 +372,7 @@ export class VectorIndex {
     const q = this.#normalise(query, "query");
     if (k === 0 || this.size === 0) return [];
     const { allow, candidates } = filter;
-    if (candidates !== undefined) return this.#searchCandidates(q, k, candidates, allow);
+    if (candidates !== undefined) return this.#searchCandidates(q, k, candidates, allow, filter.group);
     // A walk asks for at least efSearch neighbours; once k nears the record
     // count, a plain scan is cheaper.
     if (!this.#graphUsable() || k * 8 >= this.size) {
@@ -437,11 +526,18 @@ export class VectorIndex {
     k: number,
     candidates: Iterable<number>,
     allow: ((key: number) => boolean) | undefined,
+    groupName: string | undefined,
   ): VectorHit[] {
     // A large set can go to the graph without listing it: membership is
     // asked only of the neighbours the walk fetches.
     if (candidates instanceof Set && candidates.size > this.#exactBudget(k) && k < candidates.size && this.#graphUsable()) {
       const set = candidates as ReadonlySet<number>;
+      // Where the graph would be walked, the group's own block is scanned
+      // instead when it is large enough that the graph would have been used.
+      const group = groupName === undefined ? undefined : this.#groups.get(groupName);
+      if (group !== undefined && group.count > this.#exactBudget(k) && k < group.count) {
+        return this.#groupSearch(q, k, group, allow === undefined ? (key) => set.has(key) : (key) => set.has(key) && allow(key));
+      }
       const slotKey = this.#slotKey;
       const accept =
         allow === undefined ? (slot: number) => set.has(slotKey[slot]!) : (slot: number) => set.has(slotKey[slot]!) && allow(slotKey[slot]!);
@@ -556,6 +652,37 @@ export class VectorIndex {
   }
 
   /**
+   * The top k of one group's admitted members: usearch's SIMD scan over the
+   * group's int8 block picks k plus a margin (at least 2k) rows, which are
+   * rescored exactly from the slab; while fewer than k of them are
+   * admitted, the scan asks for FETCH_GROWTH times more, up to the whole
+   * group (then every member is rescored, and the answer is exact).
+   */
+  #groupSearch(q: Float64Array, k: number, group: Group, accept: (key: number) => boolean): VectorHit[] {
+    const dim = this.#dim;
+    const n = group.count;
+    const point = new Int8Array(dim);
+    for (let i = 0; i < dim; i++) point[i] = Math.round(q[i]! * INT8_SCALE);
+    const block = group.rows.subarray(0, n * dim);
+    let fetch = Math.min(n, Math.max(2 * k, k + GROUP_MARGIN));
+    for (;;) {
+      const found = usearch.exactSearch(block, point, dim, fetch, usearch.MetricKind.IP, 1) as Usearch.Matches;
+      const top = new TopK(k);
+      let admitted = 0;
+      for (let i = 0; i < found.keys.length; i++) {
+        const slot = group.slots[Number(found.keys[i]!)]!;
+        const key = this.#slotKey[slot]!;
+        if (!accept(key)) continue;
+        admitted++;
+        const score = dotAt(this.#slab, slot * dim, q, dim);
+        if (score >= top.floor) top.offer(key, score);
+      }
+      if (admitted >= k || fetch >= n) return top.drain();
+      fetch = Math.min(n, fetch * FETCH_GROWTH);
+    }
+  }
+
+  /**
    * Every live row scored exactly. Large slabs go through usearch's SIMD
    * scan first, asking for enough extra rows to cover freed slots (whose
    * stale rows it cannot tell apart), then the winners are rescored here so
@@ -665,6 +792,32 @@ export class VectorIndex {
     }
   }
 
+  /** Writes slot `slot`'s row, rounded to int8, as row `row` of `group`'s block. */
+  #quantiseInto(group: Group, row: number, slot: number): void {
+    const dim = this.#dim;
+    const src = slot * dim;
+    const dst = row * dim;
+    const slab = this.#slab;
+    const rows = group.rows;
+    for (let i = 0; i < dim; i++) rows[dst + i] = Math.round(slab[src + i]! * INT8_SCALE);
+  }
+
+  #leaveGroup(slot: number): void {
+    const group = this.#slotGroup[slot];
+    if (group === undefined) return;
+    const row = this.#slotRow[slot]!;
+    const last = --group.count;
+    if (row !== last) {
+      const dim = this.#dim;
+      const moved = group.slots[last]!;
+      group.rows.copyWithin(row * dim, last * dim, (last + 1) * dim);
+      group.slots[row] = moved;
+      this.#slotRow[moved] = row;
+    }
+    this.#slotGroup[slot] = undefined;
+    if (group.count === 0) this.#groups.delete(group.name);
+  }
+
   #graphPut(slot: number): void {
     this.#graph!.add(BigInt(slot), this.#slab.subarray(slot * this.#dim, (slot + 1) * this.#dim), 1);
   }
@@ -676,8 +829,11 @@ export class VectorIndex {
     slab.set(this.#slab.subarray(0, this.#highWater * this.#dim));
     const slotKey = new Float64Array(capacity).fill(-1);
     slotKey.set(this.#slotKey.subarray(0, this.#highWater));
+    const slotRow = new Int32Array(capacity);
+    slotRow.set(this.#slotRow.subarray(0, this.#highWater));
     this.#slab = slab;
     this.#slotKey = slotKey;
+    this.#slotRow = slotRow;
     this.#capacity = capacity;
   }
 

@@ -4,6 +4,6 @@ export { STEPS, LATEST_VERSION, validateRegistry, stepsFrom, deriveCurrentKeys, 
 export { checkAdditive, checkSubtractive, AdditivityError } from "./additivity.js";
 export { refusalError, reversible } from "./refusal.js";
 export type { RevertPlan, IrreversibleStep, UnsupportedVersion } from "./refusal.js";
-export type { MigrationStore, VersionedRow, WriteOutcome } from "./migration-store.js";
-export { migrate, revert, previewRevert, MigrationStalledError, RevertRefusedError, DEFAULT_BATCH } from "./runner.js";
+export type { MigrationStore, VersionedRow, WriteOutcome, BatchBudget, PassSource, RowRewrite } from "./migration-store.js";
+export { migrate, revert, previewRevert, MigrationStalledError, RevertRefusedError, DEFAULT_BATCH, DEFAULT_BATCH_BYTES } from "./runner.js";
 export type { MigrateReport, RevertReport, Progress } from "./runner.js";

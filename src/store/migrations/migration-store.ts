@@ -9,39 +9,54 @@ export type VersionedRow = { id: string; version: number; payload: Payload };
 export type PassSource = { pinnedBelow: number } | { above: number };
 
 /**
+ * How much one batch may hold: at most `rows` records and, past the first
+ * record, at most `bytes` of stored payload. A store without transactions
+ * (Qdrant) sizes its requests from it; one record larger than the budget is
+ * still a batch of its own.
+ */
+export type BatchBudget = { rows: number; bytes: number };
+
+/**
  * What a pass does with one row: the payload to write, or `undefined` to end
  * the pass at that row (the rows before it are still written).
  */
 export type RowRewrite = (row: VersionedRow) => Payload | undefined;
 
 /**
- * What the migration engine needs from a store. Versions are read from the
- * stored key (absent reads as 0); writes go through the record codec with
- * the version given.
+ * What the migration engine needs from a store, in batches, so one engine
+ * serves a store that answers in-process (embedded) and one that answers
+ * over the network (Qdrant). Versions are read from the stored key (absent
+ * reads as 0); writes go through the record codec with the version given
+ * and a fresh revision, so a conditional writer that read a row before the
+ * sweep wrote it cannot overwrite what the sweep wrote.
  */
 export interface MigrationStore {
   /**
    * Pins the records currently below `target` (the preview) for this
-   * connection and makes them the pending backlog; returns how many.
+   * migration and makes them the pending backlog; returns how many.
    */
-  pinBelow(target: number): number;
+  pinBelow(target: number): Promise<number>;
   /**
    * Pinned records not yet written nor found ineligible by a pass. Never
-   * grows; a write that fails leaves its record pending, so it is retried.
+   * grows; a write that fails (or loses a race) leaves its record pending,
+   * so it is retried.
    */
-  pendingCount(): number;
+  pendingCount(): Promise<number>;
   /** Records below `target`, or only those also in the pinned set. */
-  countBelow(target: number, pinnedOnly: boolean): number;
-  /** Visits every pinned record still below `target`, without writing. */
-  scanPinned(target: number, visit: (row: VersionedRow) => void): void;
-  countAbove(version: number): number;
-  versionHistogramAbove(version: number): Map<number, number>;
+  countBelow(target: number, pinnedOnly: boolean): Promise<number>;
+  /** Visits every pinned record still below `target`, in batches within `budget`, without writing. */
+  scanPinned(target: number, budget: BatchBudget, visit: (row: VersionedRow) => void): Promise<void>;
+  countAbove(version: number): Promise<number>;
+  versionHistogramAbove(version: number): Promise<Map<number, number>>;
   /**
-   * One pass of a convergence loop, atomically: reads up to `limit` rows of
-   * `source` (pinned records no longer below the target leave the backlog
-   * unwritten), and writes `rewrite(row)` at `version` over each, all in one
-   * transaction, so nothing can change a row between its read and its write.
-   * An error thrown by `rewrite` rolls the whole pass back and propagates.
+   * One pass of a convergence loop: reads one batch of `source` within
+   * `budget` (pinned records no longer below the target leave the backlog
+   * unwritten) and writes `rewrite(row)` at `version` over each, so that
+   * nothing written to a row between its read and its write is lost: the
+   * embedded store runs the pass in one transaction; a store without
+   * transactions writes each row only if it is unchanged since the read,
+   * and a row that changed stays in the backlog for the next pass. An error
+   * thrown by `rewrite` writes nothing of the batch and propagates.
    */
-  rewritePass(source: PassSource, limit: number, version: number, rewrite: RowRewrite): WriteOutcome[];
+  rewritePass(source: PassSource, budget: BatchBudget, version: number, rewrite: RowRewrite): Promise<WriteOutcome[]>;
 }

@@ -1,4 +1,4 @@
-import { randomShortId } from "../../core/short-id.js";
+import { randomShortId } from "../../model/short-id.js";
 import { inverse, irreversible, type MigrationStep, type Payload } from "./step.js";
 
 /**

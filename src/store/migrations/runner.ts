@@ -1,5 +1,5 @@
 import { AdditivityError, checkAdditive, checkSubtractive } from "./additivity.js";
-import type { MigrationStore, VersionedRow } from "./migration-store.js";
+import type { BatchBudget, MigrationStore, VersionedRow } from "./migration-store.js";
 import type { ArgError } from "../../argerror/index.js";
 import { deepFreeze } from "./json-value.js";
 import { refusalError, reversible, type RevertPlan } from "./refusal.js";
@@ -7,6 +7,16 @@ import { STEPS, stepsFrom } from "./registry.js";
 import type { MigrationStep, Payload } from "./step.js";
 
 export const DEFAULT_BATCH = 256;
+/**
+ * Stored payload bytes per batch. Well above what 256 ordinary records
+ * weigh, so on the embedded store it never shortens a pass; it bounds one
+ * request to a remote store when records are large.
+ */
+export const DEFAULT_BATCH_BYTES = 8 * 1024 * 1024;
+
+function budgetOf(batch: number | undefined, bytes: number | undefined): BatchBudget {
+  return { rows: batch ?? DEFAULT_BATCH, bytes: bytes ?? DEFAULT_BATCH_BYTES };
+}
 
 export type Progress = { phase: "migrate" | "revert"; pass: number; done: number; backlog: number };
 
@@ -68,8 +78,8 @@ function forward(row: VersionedRow, target: number, steps: readonly MigrationSte
  * real effect differs from its declaration refuses the whole call before
  * the first write.
  */
-function precheck(store: MigrationStore, target: number, steps: readonly MigrationStep[]): void {
-  store.scanPinned(target, (row) => void forward(row, target, steps));
+function precheck(store: MigrationStore, target: number, budget: BatchBudget, steps: readonly MigrationStep[]): Promise<void> {
+  return store.scanPinned(target, budget, (row) => void forward(row, target, steps));
 }
 
 /** The payload without its version stamp, which only the codec writes. The row is the caller's to consume. */
@@ -90,13 +100,13 @@ function stallMessage(kind: "migrate" | "revert", lastError: Error | undefined):
  * preview showed and is still eligible, one batch per pass, re-counting the
  * backlog each pass and stopping with an error when it stops shrinking.
  */
-export function migrate(
+export async function migrate(
   store: MigrationStore,
-  opts: { target: number; apply: boolean; batch?: number; steps?: readonly MigrationStep[]; onProgress?: (p: Progress) => void },
-): MigrateReport {
+  opts: { target: number; apply: boolean; batch?: number; batchBytes?: number; steps?: readonly MigrationStep[]; onProgress?: (p: Progress) => void },
+): Promise<MigrateReport> {
   const steps = opts.steps ?? STEPS;
-  const batch = opts.batch ?? DEFAULT_BATCH;
-  const pinned = store.pinBelow(opts.target);
+  const budget = budgetOf(opts.batch, opts.batchBytes);
+  const pinned = await store.pinBelow(opts.target);
   const report: MigrateReport = {
     target: opts.target,
     dry_run: !opts.apply,
@@ -110,16 +120,16 @@ export function migrate(
   };
   if (!opts.apply || opts.target <= 0) return report;
 
-  precheck(store, opts.target, steps);
+  await precheck(store, opts.target, budget, steps);
   let previous = Number.POSITIVE_INFINITY;
   let lastError: Error | undefined;
   for (;;) {
-    const remaining = store.pendingCount();
+    const remaining = await store.pendingCount();
     report.passes++;
     if (remaining === 0) break;
     if (report.passes > 1 && remaining >= previous) throw new MigrationStalledError(stallMessage("migrate", lastError));
     previous = remaining;
-    const outcomes = store.rewritePass({ pinnedBelow: opts.target }, batch, opts.target, (row) => forward(row, opts.target, steps));
+    const outcomes = await store.rewritePass({ pinnedBelow: opts.target }, budget, opts.target, (row) => forward(row, opts.target, steps));
     outcomes.forEach((o) => {
       if (o instanceof Error) {
         report.failed++;
@@ -128,15 +138,15 @@ export function migrate(
     });
     opts.onProgress?.({ phase: "migrate", pass: report.passes, done: report.migrated, backlog: remaining });
   }
-  report.backlog = store.countBelow(opts.target, false);
-  report.appeared = report.backlog - store.countBelow(opts.target, true);
+  report.backlog = await store.countBelow(opts.target, false);
+  report.appeared = report.backlog - (await store.countBelow(opts.target, true));
   report.spared = Math.max(0, report.would_migrate - report.migrated - report.failed);
   return report;
 }
 
 /** Zero-write preflight over every record above `to`. */
-export function previewRevert(store: MigrationStore, to: number, steps: readonly MigrationStep[] = STEPS): RevertPlan {
-  const hist = store.versionHistogramAbove(to);
+export async function previewRevert(store: MigrationStore, to: number, steps: readonly MigrationStep[] = STEPS): Promise<RevertPlan> {
+  const hist = await store.versionHistogramAbove(to);
   const plan: RevertPlan = { to, candidates: 0, irreversible: [], unsupported: [] };
   const seen = new Set<string>();
   for (const [version, count] of [...hist].sort((a, b) => a[0] - b[0])) {
@@ -162,12 +172,13 @@ export function previewRevert(store: MigrationStore, to: number, steps: readonly
  * convergence loop with inverses applied newest first. A record that appears
  * mid-loop and cannot be reverted refuses with the counters so far.
  */
-export function revert(
+export async function revert(
   store: MigrationStore,
-  opts: { to: number; apply: boolean; batch?: number; steps?: readonly MigrationStep[]; onProgress?: (p: Progress) => void },
-): RevertReport {
+  opts: { to: number; apply: boolean; batch?: number; batchBytes?: number; steps?: readonly MigrationStep[]; onProgress?: (p: Progress) => void },
+): Promise<RevertReport> {
   const steps = opts.steps ?? STEPS;
-  const plan = previewRevert(store, opts.to, steps);
+  const budget = budgetOf(opts.batch, opts.batchBytes);
+  const plan = await previewRevert(store, opts.to, steps);
   const report: RevertReport = {
     to: opts.to,
     applied: false,
@@ -192,14 +203,14 @@ export function revert(
   let previous = Number.POSITIVE_INFINITY;
   let lastError: Error | undefined;
   for (;;) {
-    const remaining = store.countAbove(opts.to);
+    const remaining = await store.countAbove(opts.to);
     report.passes++;
     report.backlog = remaining;
     if (remaining === 0) break;
     if (report.passes > 1 && remaining >= previous) throw new MigrationStalledError(stallMessage("revert", lastError));
     previous = remaining;
     let midRefusal: ArgError | undefined;
-    const outcomes = store.rewritePass({ above: opts.to }, opts.batch ?? DEFAULT_BATCH, opts.to, (row) => {
+    const outcomes = await store.rewritePass({ above: opts.to }, budget, opts.to, (row) => {
       midRefusal = refusalError(previewRevertRow(row, opts.to, steps));
       // Ends the pass here: the rows before this one are still written.
       if (midRefusal) return undefined;
@@ -217,7 +228,7 @@ export function revert(
         applied: false,
         reversible: false,
         candidates: 1,
-        backlog: store.countAbove(opts.to),
+        backlog: await store.countAbove(opts.to),
         refusal: midRefusal.message,
       };
       throw new RevertRefusedError(partial, midRefusal.message, true);

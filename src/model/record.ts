@@ -51,11 +51,17 @@ export type MemoryRecord = {
   idempotency_fingerprint?: string;
   /** Server-only, never on a wire. */
   embedder_identity?: string;
+  /**
+   * Server-only, never on a wire: the store's write token, new on every
+   * write. A conditional replace lands only while it is still the one read.
+   * Absent on records written before revisions existed.
+   */
+  revision?: string;
   /** Derived by the v1 → v2 step: UTF-8 byte length of content. */
   content_bytes?: number;
 };
 
 /** Keys a caller can never read back. */
-export const SERVER_ONLY_KEYS = ["idempotency_fingerprint", "embedder_identity"] as const;
+export const SERVER_ONLY_KEYS = ["idempotency_fingerprint", "embedder_identity", "revision"] as const;
 
 export type ScoredRecord = { record: MemoryRecord; score: number };

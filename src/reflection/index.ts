@@ -1,0 +1,2 @@
+export { reflectionRoutes } from "./reflection-service.js";
+export { DescriptorIndex } from "./descriptor-index.js";

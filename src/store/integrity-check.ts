@@ -1,0 +1,39 @@
+import { createRequire } from "node:module";
+import { Worker } from "node:worker_threads";
+
+/**
+ * `PRAGMA quick_check` of a database file on a worker thread, over a
+ * read-only connection of its own. The check reads every page: 2 s on a
+ * warm 100,000-record (435 MB) file and 18 s on a cold one, on the 2-core
+ * dev machine, which is too long to block a start or the event loop for.
+ * Resolves with the number of problems found (0: the file is sound);
+ * rejects with the SQLite error class when the file cannot be read at all.
+ */
+export function quickCheckInWorker(file: string): { done: Promise<number>; stop(): void } {
+  const sqlite = createRequire(import.meta.url).resolve("better-sqlite3");
+  // Plain CommonJS on purpose: the worker needs nothing but the driver.
+  const code = `
+    const { workerData, parentPort } = require("node:worker_threads");
+    const Database = require(workerData.sqlite);
+    let db;
+    try {
+      db = new Database(workerData.file, { readonly: true, fileMustExist: true });
+      const rows = db.pragma("quick_check(10)");
+      parentPort.postMessage({ problems: rows.filter((r) => r.quick_check !== "ok").length });
+    } catch (err) {
+      parentPort.postMessage({ error: (err && (err.code || err.name)) || "unknown" });
+    } finally {
+      if (db) db.close();
+    }`;
+  const worker = new Worker(code, { eval: true, workerData: { sqlite, file } });
+  worker.unref();
+  const done = new Promise<number>((resolve, reject) => {
+    worker.once("message", (m: { problems?: number; error?: string }) => {
+      if (typeof m.problems === "number") resolve(m.problems);
+      else reject(Object.assign(new Error(`integrity check failed: ${m.error}`), { code: m.error }));
+    });
+    worker.once("error", reject);
+    worker.once("exit", () => reject(Object.assign(new Error("integrity check stopped"), { code: "stopped" })));
+  });
+  return { done, stop: () => void worker.terminate() };
+}

@@ -1,0 +1,517 @@
+import { randomUUID } from "node:crypto";
+import { QdrantClient } from "@qdrant/js-client-rest";
+import { ResponseTooLargeError } from "../../argerror/index.js";
+import type { Logger } from "../../model/logger.js";
+import type { MemoryRecord, ScoredRecord } from "../../model/record.js";
+import type { Subject } from "../../model/subject.js";
+import { newRevision } from "../revision.js";
+import { readable, matches } from "../record-filter.js";
+import { RecordExistsError, RevisionConflictError, TargetsGoneError, TargetsSupersededError } from "../store-errors.js";
+import type { ImportRow, ListPage, RecordQuery, ResolveResult, SchemaHistogram, Store } from "../store.js";
+import { isUuid } from "../uuid.js";
+import { ensureCollection } from "./collection-setup.js";
+import {
+  CLAIM_LEASE_MS,
+  DEFAULT_QDRANT_COLLECTION,
+  DENSE_VECTOR,
+  DERIVED_KEYS,
+  LEXICAL_VECTOR,
+  MAX_PAGE,
+  META_PREFIX,
+  RPC_BYTE_BUDGET,
+  VIEW_CEILING_BYTES,
+} from "./layout.js";
+import { attrsOf, decodePayload, encodePayload, type Payload } from "./point-payload.js";
+import { mapQdrantError, type QdrantAccess } from "./qdrant-fault.js";
+import { queryFilter, readFilter, type QCondition, type QFilter } from "./record-query-filter.js";
+import { documentSparse, querySparse, type SparseVector } from "./sparse-vector.js";
+
+export type QdrantStoreOptions = {
+  url: string;
+  apiKey?: string;
+  /** The alias the deployment's collection is reached through. */
+  collection?: string;
+  dim: number;
+  log?: Logger;
+  /** Per-request timeout; a request that takes longer is `deadline_exceeded`. */
+  timeoutMs?: number;
+  /** The most one response may carry (reference §7.1); tests lower it. */
+  rpcByteBudget?: number;
+  /** The per-record ceiling of the full view at the configured write caps. */
+  fullRecordCeiling?: number;
+  claimLeaseMs?: number;
+};
+
+type Point = { id: string | number; payload?: Payload | null; vector?: unknown; score?: number };
+type View = "full" | "keys" | "tags";
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const match = (key: string, value: string): QCondition => ({ key, match: { value } });
+const empty = (key: string): QCondition => ({ is_empty: { key } });
+const revisionIs = (rev: string | undefined): QCondition => (rev === undefined ? empty("revision") : match("revision", rev));
+const unclaimed = (now: number): QCondition => ({ should: [empty(DERIVED_KEYS.claimUntil), { key: DERIVED_KEYS.claimUntil, range: { lt: now } }] });
+const CLAIM_KEYS = [DERIVED_KEYS.claimBy, DERIVED_KEYS.claimUntil];
+
+/**
+ * The Store on Qdrant, for several stateless servers on one collection.
+ * Qdrant has no multi-point transactions and its writes return no affected
+ * count, so every conditional write is a filtered write (the stored
+ * revision, insert-only, a claim's lease) followed by a read-back that says
+ * whether it landed. Only the Query API is used for search.
+ */
+export class QdrantStore implements Store {
+  readonly kind = "qdrant" as const;
+  private readonly client: QdrantClient;
+  private readonly alias: string;
+  private readonly budget: number;
+  private readonly ceilings: Record<View, number>;
+  private readonly lease: number;
+  private readonly access = new Map<string, { count: number; at: string }>();
+  private accessTimer: NodeJS.Timeout | undefined;
+  private accessWrite: Promise<void> = Promise.resolve();
+  private closed = false;
+
+  private constructor(private readonly opts: QdrantStoreOptions) {
+    this.client = new QdrantClient({ url: opts.url, apiKey: opts.apiKey, checkCompatibility: false, timeout: opts.timeoutMs ?? 30_000 });
+    this.alias = opts.collection || DEFAULT_QDRANT_COLLECTION;
+    this.budget = opts.rpcByteBudget ?? RPC_BYTE_BUDGET;
+    this.ceilings = { full: opts.fullRecordCeiling ?? VIEW_CEILING_BYTES.full, keys: VIEW_CEILING_BYTES.keys, tags: VIEW_CEILING_BYTES.tags };
+    this.lease = opts.claimLeaseMs ?? CLAIM_LEASE_MS;
+  }
+
+  /** Checks the server version, makes or checks the collection behind the alias, then serves. */
+  static async open(opts: QdrantStoreOptions): Promise<QdrantStore> {
+    const store = new QdrantStore(opts);
+    await store.call("write", () => ensureCollection(store.client, store.alias, opts.dim));
+    return store;
+  }
+
+  /** Every client call goes through here, so transport and storage faults map to the vocabulary in one place. */
+  private async call<T>(access: QdrantAccess, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      throw mapQdrantError(err, access);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.flushAccess();
+    await this.accessWrite;
+    this.closed = true;
+  }
+
+  async warm(): Promise<void> {}
+
+  // ---- bounded reads --------------------------------------------------------
+
+  /** Points per request for a view: as many as fit the byte budget at the view's per-record ceiling. */
+  pageSize(view: View): number {
+    return Math.min(MAX_PAGE, Math.max(1, Math.floor(this.budget / this.ceilings[view])));
+  }
+
+  private async retrieve(ids: readonly string[], withVector = false): Promise<Point[]> {
+    if (ids.length === 0) return [];
+    return (await this.call("read", () =>
+      this.client.retrieve(this.alias, { ids: [...ids], with_payload: true, with_vector: withVector ? [DENSE_VECTOR] : false }),
+    )) as Point[];
+  }
+
+  /**
+   * Full records by id, in the order asked, in batches sized by the budget.
+   * A batch that comes back over budget is read again one by one; one record
+   * over budget by itself is `response_too_large`, never cut short.
+   */
+  private async fullRecords(ids: readonly string[]): Promise<MemoryRecord[]> {
+    const size = this.pageSize("full");
+    const byId = new Map<string, MemoryRecord>();
+    for (let i = 0; i < ids.length; i += size) {
+      const part = ids.slice(i, i + size);
+      let points = await this.retrieve(part);
+      if (points.length > 1 && this.bytesOf(points) > this.budget) {
+        points = (await Promise.all(part.map((id) => this.retrieve([id])))).flat();
+      }
+      for (const p of points) {
+        if (this.bytesOf([p]) > this.budget) throw new ResponseTooLargeError("one record exceeds the read budget");
+        byId.set(String(p.id), decodePayload(p.payload ?? {}));
+      }
+    }
+    return ids.map((id) => byId.get(id)).filter((r): r is MemoryRecord => r !== undefined);
+  }
+
+  private bytesOf(points: readonly Point[]): number {
+    return Buffer.byteLength(JSON.stringify(points), "utf8");
+  }
+
+  /** Every point matching a filter, the given payload keys only, page by page. */
+  private async scrollKeys(filter: QFilter | undefined, keys: readonly string[], view: View, visit: (p: Point) => void): Promise<void> {
+    let offset: string | number | undefined;
+    for (;;) {
+      const page = await this.call("read", () =>
+        this.client.scroll(this.alias, { filter, limit: this.pageSize(view), with_payload: [...keys], with_vector: false, ...(offset === undefined ? {} : { offset }) }),
+      );
+      for (const p of page.points) visit(p as Point);
+      const next = page.next_page_offset;
+      if (next === undefined || next === null || typeof next === "object") return;
+      offset = next as string | number;
+    }
+  }
+
+  // ---- point reads ----------------------------------------------------------
+
+  async getRaw(id: string): Promise<MemoryRecord | undefined> {
+    if (!isUuid(id)) return undefined;
+    return (await this.fullRecords([id]))[0];
+  }
+
+  async resolve(input: string): Promise<ResolveResult> {
+    if (isUuid(input)) return { kind: "id", id: input.toLowerCase() };
+    const page = await this.call("read", () =>
+      this.client.scroll(this.alias, { filter: { must: [match("short_id", input.toUpperCase())] }, limit: 2, with_payload: false, with_vector: false }),
+    );
+    if (page.points.length === 0) return { kind: "not_found" };
+    if (page.points.length > 1) return { kind: "ambiguous" };
+    return { kind: "id", id: String(page.points[0]!.id) };
+  }
+
+  async getReadable(id: string, subject: Subject): Promise<MemoryRecord | undefined> {
+    const r = await this.getRaw(id);
+    return r && readable(attrsOf(r), { subject }) ? r : undefined;
+  }
+
+  async getOwned(id: string, subject: Subject): Promise<MemoryRecord | undefined> {
+    const r = await this.getRaw(id);
+    return r && readable(attrsOf(r), { subject, ownerOnly: true }) ? r : undefined;
+  }
+
+  async countShortId(shortId: string): Promise<number> {
+    const res = await this.call("read", () => this.client.count(this.alias, { filter: { must: [match("short_id", shortId.toUpperCase())] }, exact: true }));
+    return res.count;
+  }
+
+  async vectorOf(id: string): Promise<Float32Array | undefined> {
+    if (!isUuid(id)) return undefined;
+    const [p] = await this.retrieve([id], true);
+    const v = (p?.vector as Record<string, unknown> | undefined)?.[DENSE_VECTOR];
+    return Array.isArray(v) ? Float32Array.from(v as number[]) : undefined;
+  }
+
+  // ---- writes ---------------------------------------------------------------
+
+  private point(payload: Payload, dense: Float32Array | number[]): { id: string; vector: Record<string, number[] | SparseVector>; payload: Payload } {
+    const vector: Record<string, number[] | SparseVector> = { [DENSE_VECTOR]: Array.from(dense) };
+    const sparse = documentSparse(String(payload.content ?? ""), (payload.tags as string[] | undefined) ?? []);
+    if (sparse) vector[LEXICAL_VECTOR] = sparse;
+    return { id: String(payload.id), vector, payload };
+  }
+
+  /** The stored revision of a point, null when it has none, undefined when the point is gone. */
+  private async storedState(id: string): Promise<Payload | undefined> {
+    const [p] = await this.retrieve([id]);
+    return p ? (p.payload ?? {}) : undefined;
+  }
+
+  async create(record: MemoryRecord, vector: Float32Array): Promise<boolean> {
+    const payload = encodePayload(record);
+    await this.call("write", () => this.client.upsert(this.alias, { wait: true, ordering: "strong", update_mode: "insert_only", points: [this.point(payload, vector)] }));
+    // Insert-only reports nothing either way: the read-back says whose record holds the id.
+    const stored = await this.storedState(record.id);
+    return stored?.revision === payload.revision;
+  }
+
+  async replace(record: MemoryRecord, vector?: Float32Array): Promise<void> {
+    const deadline = Date.now() + this.lease * 2;
+    for (;;) {
+      let dense: Float32Array | number[] | undefined = vector;
+      if (!dense) {
+        const [p] = await this.retrieve([record.id], true);
+        const v = (p?.vector as Record<string, unknown> | undefined)?.[DENSE_VECTOR];
+        if (!p || !Array.isArray(v)) throw new RevisionConflictError(record.id, !p);
+        dense = v as number[];
+      }
+      const payload = encodePayload(record);
+      // update_only: a replace never resurrects a deleted record; the filter is the compare of compare-and-swap.
+      await this.call("write", () =>
+        this.client.upsert(this.alias, {
+          wait: true,
+          ordering: "strong",
+          update_mode: "update_only",
+          update_filter: { must: [revisionIs(record.revision), unclaimed(Date.now())] },
+          points: [this.point(payload, dense!)],
+        }),
+      );
+      const stored = await this.storedState(record.id);
+      if (stored?.revision === payload.revision) return;
+      if (!stored) throw new RevisionConflictError(record.id, true);
+      const claimedUntil = stored[DERIVED_KEYS.claimUntil];
+      // The revision read is still there but a supersede holds a claim on it: wait for it to finish or expire.
+      if (stored.revision === record.revision && typeof claimedUntil === "number" && claimedUntil >= Date.now() && Date.now() < deadline) {
+        await sleep(5 + Math.random() * 15);
+        continue;
+      }
+      throw new RevisionConflictError(record.id, false);
+    }
+  }
+
+  async supersede(record: MemoryRecord, vector: Float32Array, targetIds: readonly string[], subject: Subject): Promise<void> {
+    const ownedBy = subject.anonymous ? "" : subject.owner;
+    const claimed = new Map<string, string>();
+    const deadline = Date.now() + this.lease * 2;
+    try {
+      // Claims go in id order, so two supersedes sharing targets never wait on each other in a cycle.
+      for (const id of [...new Set(targetIds)].sort()) {
+        for (;;) {
+          const stored = isUuid(id) ? await this.storedState(id) : undefined;
+          if (!stored || stored.owner !== ownedBy) throw new TargetsGoneError("target gone");
+          if (stored.superseded_by) throw new TargetsSupersededError([id]);
+          const until = stored[DERIVED_KEYS.claimUntil];
+          if (typeof until === "number" && until >= Date.now()) {
+            if (Date.now() >= deadline) throw new TargetsSupersededError([id]);
+            await sleep(5 + Math.random() * 20);
+            continue;
+          }
+          const claimRev = newRevision();
+          await this.call("write", () =>
+            this.client.setPayload(this.alias, {
+              wait: true,
+              ordering: "strong",
+              filter: { must: [{ has_id: [id] }, revisionIs(stored.revision as string | undefined), empty("superseded_by"), unclaimed(Date.now())] },
+              payload: { revision: claimRev, [DERIVED_KEYS.claimBy]: record.id, [DERIVED_KEYS.claimUntil]: Date.now() + this.lease },
+            }),
+          );
+          const after = await this.storedState(id);
+          if (after?.revision === claimRev) {
+            claimed.set(id, claimRev);
+            break;
+          }
+        }
+      }
+      if (!(await this.create(record, vector))) throw new RecordExistsError(record.id);
+    } catch (err) {
+      await this.releaseClaims(claimed);
+      throw err;
+    }
+    for (const [id, claimRev] of claimed) await this.markSuperseded(id, claimRev, record.id);
+  }
+
+  /** Turns a claim into superseded_by, retrying on a revision that moved (a lease that ran out under a stall). */
+  private async markSuperseded(id: string, claimRev: string, by: string): Promise<void> {
+    let expect: string | undefined = claimRev;
+    for (let attempt = 0; attempt < 8; attempt++) {
+      await this.call("write", () =>
+        this.client.batchUpdate(this.alias, {
+          wait: true,
+          ordering: "strong",
+          operations: [
+            { delete_payload: { keys: CLAIM_KEYS, filter: { must: [{ has_id: [id] }, revisionIs(expect)] } } },
+            { set_payload: { payload: { superseded_by: by, revision: newRevision() }, filter: { must: [{ has_id: [id] }, revisionIs(expect), empty("superseded_by")] } } },
+          ],
+        }),
+      );
+      const stored = await this.storedState(id);
+      if (!stored || stored.superseded_by === by) return;
+      if (stored.superseded_by) {
+        // Another supersede took the target after this one's lease ran out: undo the new head rather than leave two.
+        await this.call("write", () => this.client.delete(this.alias, { wait: true, ordering: "strong", points: [by] }));
+        throw new TargetsSupersededError([id]);
+      }
+      expect = stored.revision as string | undefined;
+    }
+    throw new TargetsSupersededError([id]);
+  }
+
+  private async releaseClaims(claimed: ReadonlyMap<string, string>): Promise<void> {
+    for (const [id, claimRev] of claimed) {
+      try {
+        await this.call("write", () =>
+          this.client.deletePayload(this.alias, { wait: true, ordering: "strong", keys: CLAIM_KEYS, filter: { must: [{ has_id: [id] }, revisionIs(claimRev)] } }),
+        );
+      } catch {
+        // An unreleased claim expires with its lease; the caller hears the original error.
+      }
+    }
+  }
+
+  async importBatch(rows: readonly ImportRow[]): Promise<void> {
+    const points = rows.map((r) => this.point(encodePayload(r.record, r.version, "carried"), r.vector));
+    const size = this.pageSize("full");
+    for (let i = 0; i < points.length; i += size) {
+      await this.call("write", () => this.client.upsert(this.alias, { wait: true, ordering: "strong", points: points.slice(i, i + size) }));
+    }
+  }
+
+  async delete(id: string): Promise<boolean> {
+    if (!isUuid(id)) return false;
+    const existed = (await this.storedState(id)) !== undefined;
+    await this.call("write", () => this.client.delete(this.alias, { wait: true, ordering: "strong", points: [id] }));
+    return existed;
+  }
+
+  async deleteOwnedInScope(scope: string, subject: Subject): Promise<number> {
+    const ids: string[] = [];
+    const filter = { must: [...(readFilter({ subject, ownerOnly: true }).must ?? []), match("scope", scope)] };
+    await this.scrollKeys(filter, [], "keys", (p) => ids.push(String(p.id)));
+    for (let i = 0; i < ids.length; i += MAX_PAGE) {
+      await this.call("write", () => this.client.delete(this.alias, { wait: true, ordering: "strong", points: ids.slice(i, i + MAX_PAGE) }));
+    }
+    return ids.length;
+  }
+
+  // ---- filtered reads -------------------------------------------------------
+
+  async count(query: RecordQuery): Promise<number> {
+    const res = await this.call("read", () => this.client.count(this.alias, { filter: queryFilter(query), exact: true }));
+    return res.count;
+  }
+
+  /**
+   * Orders by created_at then id, as the embedded store does: the keys view
+   * (id and created_at) of every match is read and sorted here, since
+   * Qdrant's order_by leaves ties unordered and cannot page by offset; only
+   * the page's records are read in full.
+   */
+  async list(query: RecordQuery, page: ListPage): Promise<{ records: MemoryRecord[]; total: number }> {
+    const keys: { id: string; c: string }[] = [];
+    await this.scrollKeys(queryFilter(query), ["created_at"], "keys", (p) => keys.push({ id: String(p.id), c: String(p.payload?.created_at ?? "") }));
+    const dir = page.order === "desc" ? -1 : 1;
+    keys.sort((x, y) => (x.c < y.c ? -dir : x.c > y.c ? dir : x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+    let rows = keys;
+    if (page.cursor) {
+      const { c, seen } = page.cursor;
+      const seenSet = new Set(seen);
+      rows = rows.filter((k) => (dir < 0 ? k.c < c : k.c > c) || (k.c === c && !seenSet.has(k.id)));
+    }
+    const start = page.offset ?? 0;
+    const slice = rows.slice(start, start + page.limit);
+    return { records: await this.fullRecords(slice.map((k) => k.id)), total: keys.length };
+  }
+
+  /**
+   * Hybrid candidates in one Query API call: the dense neighbours and the
+   * lexical (sparse BM25) matches, each under the query's filter, then the
+   * union scored by dense cosine, which is how the embedded store fuses its
+   * two lanes. Ties go by id, as there.
+   */
+  async search(query: RecordQuery, vector: Float32Array, text: string, candidates: number): Promise<ScoredRecord[]> {
+    const filter = queryFilter(query);
+    const dense = Array.from(vector);
+    const sparse = querySparse(text);
+    const prefetch: Record<string, unknown>[] = [{ query: dense, using: DENSE_VECTOR, filter, limit: candidates }];
+    if (sparse) prefetch.push({ query: sparse, using: LEXICAL_VECTOR, filter, limit: candidates });
+    const res = await this.call("read", () =>
+      this.client.query(this.alias, { prefetch: prefetch as never, query: dense, using: DENSE_VECTOR, filter, limit: candidates * 2, with_payload: false, with_vector: false }),
+    );
+    const scores = new Map(res.points.map((p) => [String(p.id), p.score]));
+    const records = await this.fullRecords([...scores.keys()]);
+    return records
+      .filter((r) => matches(attrsOf(r), query))
+      .map((r) => ({ record: r, score: scores.get(r.id)! }))
+      .sort((x, y) => y.score - x.score || (x.record.id < y.record.id ? -1 : 1));
+  }
+
+  async tagCounts(query: RecordQuery): Promise<Map<string, number>> {
+    const counts = new Map<string, number>();
+    await this.scrollKeys(queryFilter(query), ["tags"], "tags", (p) => {
+      for (const t of new Set((p.payload?.tags as string[] | undefined) ?? [])) counts.set(t, (counts.get(t) ?? 0) + 1);
+    });
+    return counts;
+  }
+
+  async listScopes(subject: Subject): Promise<{ scopes: { scope: string; count: number }[]; approximate: boolean }> {
+    const counts = new Map<string, number>();
+    await this.scrollKeys(readFilter({ subject }), ["scope"], "keys", (p) => {
+      const s = String(p.payload?.scope ?? "");
+      counts.set(s, (counts.get(s) ?? 0) + 1);
+    });
+    const scopes = [...counts].map(([scope, count]) => ({ scope, count })).sort((x, y) => (x.scope < y.scope ? -1 : 1));
+    return { scopes, approximate: false };
+  }
+
+  async schemaHistogram(): Promise<SchemaHistogram> {
+    const versions = new Map<number, number>();
+    let absent = 0;
+    let total = 0;
+    await this.scrollKeys(undefined, ["schema_version"], "keys", (p) => {
+      total++;
+      const v = p.payload?.schema_version;
+      if (typeof v === "number") versions.set(v, (versions.get(v) ?? 0) + 1);
+      else absent++;
+    });
+    return { versions, absent, total };
+  }
+
+  // ---- access counters -----------------------------------------------------
+
+  noteAccess(id: string, at: string): void {
+    if (this.closed) return;
+    const w = this.access.get(id);
+    if (!w) this.access.set(id, { count: 1, at });
+    else {
+      w.count++;
+      if (at > w.at) w.at = at;
+    }
+    if (!this.accessTimer) {
+      this.accessTimer = setTimeout(() => this.flushAccess(), 1000);
+      this.accessTimer.unref();
+    }
+  }
+
+  /** Starts writing every counted read; close() waits for it. */
+  flushAccess(): void {
+    if (this.accessTimer) clearTimeout(this.accessTimer);
+    this.accessTimer = undefined;
+    if (this.access.size === 0) return;
+    const entries = [...this.access];
+    this.access.clear();
+    this.accessWrite = this.accessWrite.then(async () => {
+      for (const [id, w] of entries) await this.addAccess(id, w.count, w.at).catch(() => undefined);
+    });
+  }
+
+  /** Adds counted reads to one record by compare-and-swap on its revision, keeping its schema version. */
+  private async addAccess(id: string, count: number, at: string): Promise<void> {
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const stored = await this.storedState(id);
+      if (!stored) return;
+      const rev = newRevision();
+      const last = typeof stored.last_accessed_at === "string" && stored.last_accessed_at > at ? stored.last_accessed_at : at;
+      await this.call("write", () =>
+        this.client.setPayload(this.alias, {
+          wait: true,
+          ordering: "strong",
+          filter: { must: [{ has_id: [id] }, revisionIs(stored.revision as string | undefined)] },
+          payload: { access_count: Number(stored.access_count ?? 0) + count, last_accessed_at: last, revision: rev },
+        }),
+      );
+      if ((await this.storedState(id))?.revision === rev) return;
+    }
+  }
+
+  // ---- meta ------------------------------------------------------------------
+
+  /** The physical collection behind the alias now (an alias switch may have moved it). */
+  private async physical(): Promise<string> {
+    const { aliases } = await this.call("read", () => this.client.getAliases());
+    return aliases.find((a) => a.alias_name === this.alias)?.collection_name ?? this.alias;
+  }
+
+  /** Meta keys live in the collection's metadata, under META_PREFIX, so they move with the collection. */
+  async getMeta(key: string): Promise<string | undefined> {
+    const name = await this.physical();
+    const info = await this.call("read", () => this.client.getCollection(name));
+    const meta = (info.config as { metadata?: Record<string, unknown> | null }).metadata ?? {};
+    const v = meta[META_PREFIX + key];
+    return typeof v === "string" ? v : undefined;
+  }
+
+  async setMeta(key: string, value: string): Promise<void> {
+    const name = await this.physical();
+    await this.call("write", () => this.client.updateCollection(name, { metadata: { [META_PREFIX + key]: value } }));
+  }
+
+  /** A random token for tests and tools that need a collection of their own. */
+  static uniqueCollection(prefix: string): string {
+    return `${prefix}-${randomUUID().slice(0, 8)}`;
+  }
+}

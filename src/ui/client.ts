@@ -1,0 +1,21 @@
+import { createClient, type Client, type Interceptor } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-web";
+import { EngramService } from "../gen/engram/v1/engram_pb.js";
+import { token } from "./session.js";
+
+/** The bearer is read per call, so signing in or out needs no new client. */
+const bearer: Interceptor = (next) => async (req) => {
+  const t = token();
+  if (t !== "") req.header.set("authorization", `Bearer ${t}`);
+  return next(req);
+};
+
+/**
+ * The generated client over the Connect protocol (JSON), against the origin
+ * that served the page: the same service, auth, Origin check and limits as
+ * any other client. No second API.
+ */
+export const engram: Client<typeof EngramService> = createClient(
+  EngramService,
+  createConnectTransport({ baseUrl: location.origin, useBinaryFormat: false, interceptors: [bearer] }),
+);

@@ -1,0 +1,58 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import {
+  CLAIM_LEASE_MS,
+  COLLECTION_META,
+  DEFAULT_QDRANT_COLLECTION,
+  DENSE_VECTOR,
+  LEXICAL_VECTOR,
+  MAX_PAGE,
+  META_PREFIX,
+  MIN_QDRANT_VERSION,
+  OPTIONAL_GATE_KEYS,
+  PAYLOAD_INDEXES,
+  RPC_BYTE_BUDGET,
+  VIEW_CEILING_BYTES,
+  physicalCollectionName,
+} from "../src/store/qdrant/index.js";
+import { SETUP_BACKOFF_MS, SETUP_RETRIES } from "../src/store/qdrant/layout.js";
+
+const RAW = readFileSync(new URL("../docs/qdrant.md", import.meta.url), "utf8");
+/** The prose with line breaks folded, so rewrapping a paragraph does not break the binding. */
+const DOC = RAW.replace(/\s+/g, " ");
+const n = (x: number) => x.toLocaleString("en-US");
+
+describe("docs/qdrant.md says what the code does", () => {
+  it("names the minimum server version, the default alias, the physical name and the vectors", () => {
+    expect(DOC).toContain(`Qdrant **${MIN_QDRANT_VERSION}** or newer`);
+    expect(DOC).toContain(`(default \`${DEFAULT_QDRANT_COLLECTION}\`)`);
+    expect(physicalCollectionName("<alias>")).toBe("<alias>-g1");
+    expect(DOC).toContain("`<alias>-g1`");
+    expect(DOC).toContain(`- \`${DENSE_VECTOR}\`: the embedder's vector, cosine`);
+    expect(DOC).toContain(`- \`${LEXICAL_VECTOR}\`: a sparse BM25 vector with \`modifier: "idf"\``);
+  });
+
+  it("lists every payload index with its type, and every optional gate key", () => {
+    const table = RAW.slice(RAW.indexOf("| Key | Index |"), RAW.indexOf("`scope_prefix` and"));
+    for (const { key, schema } of PAYLOAD_INDEXES) {
+      const row = table.split("\n").find((line) => line.includes(`\`${key}\``));
+      expect(row, key).toBeDefined();
+      const type = typeof schema === "string" ? schema : schema.type;
+      expect(row!.split("|")[2], key).toContain(type);
+    }
+    const documented = [...table.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]).filter((k) => k !== "is_tenant");
+    expect(documented.sort()).toEqual(PAYLOAD_INDEXES.map((i) => i.key).sort());
+    expect(PAYLOAD_INDEXES.find((i) => i.key === "owner")!.schema).toMatchObject({ is_tenant: true });
+    expect(DOC).toContain(`(${OPTIONAL_GATE_KEYS.map((k) => `\`${k}\``).join(", ")})`);
+  });
+
+  it("gives the metadata keys, the lease, the setup backoff and the read budget as the code has them", () => {
+    expect(DOC).toContain(`\`${COLLECTION_META.dim}\` and \`${COLLECTION_META.layout}\``);
+    expect(DOC).toContain(`\`${META_PREFIX}<key>\``);
+    expect(DOC).toContain(`a lease of ${CLAIM_LEASE_MS / 1000} s`);
+    expect(DOC).toContain(`(${SETUP_RETRIES} tries from ${SETUP_BACKOFF_MS} ms, doubling)`);
+    expect(RPC_BYTE_BUDGET).toBe(2 * 1024 * 1024);
+    expect(DOC).toContain("no one response may carry more than 2 MiB");
+    expect(DOC).toContain(`full records ${n(VIEW_CEILING_BYTES.full)} B, tags ${n(VIEW_CEILING_BYTES.tags)} B, keys ${VIEW_CEILING_BYTES.keys} B; at most ${MAX_PAGE}`);
+  });
+});
