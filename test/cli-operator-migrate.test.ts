@@ -194,7 +194,8 @@ describe("engram migrate revert refusals", { timeout: 180_000 }, () => {
 
   it("a record that appears mid-loop with no way back refuses with the real counters, and the text says the collection is partially reverted", async () => {
     const dir = dataDir();
-    const n = 4000;
+    // Enough passes that the racing write lands while the loop still runs, however fast a pass is.
+    const n = 20_000;
     await seed(dir, n, 2);
     // Opened before the child starts, so the racing write costs only the write itself.
     const racer = EmbeddedStore.open({ dataDir: dir, dim: DIM });
@@ -206,7 +207,7 @@ describe("engram migrate revert refusals", { timeout: 180_000 }, () => {
       ENGRAM_PROGRESS: "always",
     });
     try {
-      await child.line(/^engram: reverted \d+\/4000 /);
+      await child.line(new RegExp(`^engram: reverted \\d+/${n} `));
       // The child commits a batch every few milliseconds; a write that loses the race for the lock is retried.
       for (let attempt = 0; ; attempt++) {
         try {

@@ -98,6 +98,29 @@ describe("the embedded store", () => {
     await operator.close();
   });
 
+  it("a point read sees another connection's rewrite, delete and new record on the next call", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "engram-es-"));
+    const server = EmbeddedStore.open({ dataDir: dir, dim: DIM });
+    const operator = EmbeddedStore.open({ dataDir: dir, dim: DIM });
+    await server.create(rec(1), vec(1));
+    await server.create(rec(2), vec(2));
+    expect((await server.getReadable(rec(1).id, ANONYMOUS))?.content).toBe("record number 1");
+
+    await operator.replace({ ...(await operator.getRaw(rec(1).id))!, content: "rewritten elsewhere" });
+    expect((await server.getReadable(rec(1).id, ANONYMOUS))?.content).toBe("rewritten elsewhere");
+    await operator.delete(rec(2).id);
+    expect(await server.getReadable(rec(2).id, ANONYMOUS)).toBeUndefined();
+    await operator.create(rec(3), vec(3));
+    expect((await server.getOwned(rec(3).id, ANONYMOUS))?.id).toBe(rec(3).id);
+    // And the other way round: a record the mirror does not admit becomes readable once it is restored elsewhere.
+    await operator.replace({ ...(await operator.getRaw(rec(1).id))!, owner: "someone-else", visibility: "" });
+    expect(await server.getReadable(rec(1).id, ANONYMOUS)).toBeUndefined();
+    await operator.replace({ ...(await operator.getRaw(rec(1).id))!, owner: "" });
+    expect((await server.getReadable(rec(1).id, ANONYMOUS))?.id).toBe(rec(1).id);
+    await server.close();
+    await operator.close();
+  });
+
   it("the lexical candidates are the records holding the most (and rarest) query words, ties by age", async () => {
     const s = EmbeddedStore.open({ dataDir: ":memory:", dim: DIM });
     for (let i = 100; i < 140; i++) await s.create({ ...rec(i), content: `plain note ${i} about flux` }, vec(i));

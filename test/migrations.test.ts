@@ -264,6 +264,40 @@ describe("the forward sweep", () => {
     expect(await migrate(store, { target: 2, apply: true })).toMatchObject({ would_migrate: 3, migrated: 3, backlog: 0 });
   });
 
+  it("a write that fails in a pass leaves its record pending, and the next pass migrates it", async () => {
+    const store = freshStore();
+    seed(store, 300, 1);
+    const victim = payload(150).id;
+    // The file refuses this one record's rewrite until the first pass is over.
+    store.database.exec(`CREATE TEMP TRIGGER refuse BEFORE UPDATE ON records WHEN new.id = '${victim}' BEGIN SELECT RAISE(ABORT, 'refused'); END`);
+    const r = await migrate(store, { target: 2, apply: true, batch: 200, onProgress: () => store.database.exec("DROP TRIGGER IF EXISTS temp.refuse") });
+    expect(r).toMatchObject({ migrated: 300, failed: 1, backlog: 0 });
+    expect(await store.countBelow(2, false)).toBe(0);
+    expect((JSON.parse(payloads(store).get(victim)!) as MemoryRecord).schema_version).toBe(2);
+  });
+
+  it("records another connection writes above the target while a revert runs are reverted too", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "engram-mig-"));
+    const store = EmbeddedStore.open({ dataDir: dir, dim: 4 });
+    const server = EmbeddedStore.open({ dataDir: dir, dim: 4 });
+    seed(store, 500, 2);
+    let round = 0;
+    const r = await revert(store, {
+      to: 1,
+      apply: true,
+      batch: 100,
+      // A server keeps storing records (at the current version) while the revert runs.
+      onProgress: () => {
+        if (round < 3) server.writeRecord(payload(30_000 + round++), V);
+      },
+    });
+    expect(r).toMatchObject({ applied: true, reverted: 503, failed: 0, backlog: 0 });
+    expect(await store.countAbove(1)).toBe(0);
+    expect(store.database.prepare("SELECT count(*) AS n FROM records WHERE schema_version = 1").get()).toEqual({ n: 503 });
+    await server.close();
+    await store.close();
+  });
+
   it("a preview writes nothing and counts the backlog", async () => {
     const store = freshStore();
     seed(store, 30, null);

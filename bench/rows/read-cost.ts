@@ -35,12 +35,13 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { CallToolRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { engramRoutes, subjectContextValues } from "../../src/connect/index.js";
-import { ANONYMOUS, createCore, DEFAULT_LIMITS, silentLogger, type Core } from "../../src/core/index.js";
+import { ANONYMOUS, createCore, DEFAULT_LIMITS, silentLogger, type Core, type Subject } from "../../src/core/index.js";
 import { loadTokenAuth } from "../../src/core/static-tokens.js";
 import { FakeEmbedder } from "../../src/embed/index.js";
 import { EngramService } from "../../src/gen/engram/v1/engram_pb.js";
-import { createMcpServer } from "../../src/mcp/index.js";
+import { callTool, createMcpServer, handlerOf, type ToolName } from "../../src/mcp/index.js";
 import { startServer, subjectOf, type Handler } from "../../src/server.js";
 import { EmbeddedStore } from "../../src/store/embedded-store.js";
 import { syntheticRecord } from "../../test/helpers/synthetic-record.js";
@@ -63,15 +64,28 @@ const NoopService = createFileRegistry(
   noop: { methodKind: "unary"; input: typeof EmptySchema; output: typeof EmptySchema };
 }>;
 
-function addNoopTool(server: McpServer): void {
+/**
+ * The engram server answers tools/call itself (names outside its table are
+ * refused), so the no-op joins that same dispatch: listed like any tool, and
+ * answered by a tools/call handler that routes every other name exactly as
+ * createMcpServer's does.
+ */
+function addNoopTool(server: McpServer, core: Core, subject: Subject): void {
   server.registerTool("bench_noop", { description: "does nothing", inputSchema: {} }, () => ({ content: [{ type: "text", text: "" }] }));
+  const ctx = { core, subject };
+  server.server.setRequestHandler(CallToolRequestSchema, (request) => {
+    const name = request.params.name;
+    if (name === "bench_noop") return { content: [{ type: "text", text: "" }] };
+    return callTool(name as ToolName, handlerOf(name as ToolName)!, ctx, request.params.arguments ?? {});
+  });
 }
 
 /** mcpHttpHandler's shape (one server and one transport per POST, plain JSON answers), with the no-op tool added. */
 function mcpHandlerWithNoop(core: Core): Handler {
   return (req, res) => {
-    const server = createMcpServer(core, subjectOf(req) ?? ANONYMOUS);
-    addNoopTool(server);
+    const subject = subjectOf(req) ?? ANONYMOUS;
+    const server = createMcpServer(core, subject);
+    addNoopTool(server, core, subject);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.once("close", () => {
       void transport.close();
@@ -162,7 +176,7 @@ export const readCost: BenchSection = async () => {
 
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     const one = createMcpServer(core, ANONYMOUS);
-    addNoopTool(one);
+    addNoopTool(one, core, ANONYMOUS);
     await one.connect(serverSide);
     const mem = new McpClient({ name: "bench", version: "0" });
     await mem.connect(clientSide);

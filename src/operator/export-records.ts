@@ -46,7 +46,7 @@ export async function exportRecords(store: EmbeddedStore, opts: ExportOptions): 
     const total = (db.prepare(`SELECT count(*) AS n FROM records WHERE ${filter}`).get(params) as { n: number }).n;
     await opts.write(headerLine({ embedder, vectors: opts.vectors }) + "\n");
     const page = db.prepare(
-      `SELECT created_at, id, payload, ${opts.vectors ? "vector" : "NULL AS vector"} FROM records
+      `SELECT created_at, id, payload, ${opts.vectors ? "(SELECT vector FROM vectors v WHERE v.rid = records.rid) AS vector" : "NULL AS vector"} FROM records
        WHERE ${filter} AND (created_at > @after_c OR (created_at = @after_c AND id > @after_id))
        ORDER BY created_at, id LIMIT ${PAGE}`,
     );

@@ -32,7 +32,8 @@ export const REINDEX_IN_PROGRESS = "reindex-in-progress:";
 const META_REINDEX_FROM = "reindex_from";
 
 /** A record is done when it carries the target's stamp and a vector of the target's size. */
-const PENDING_WHERE = `(json_extract(payload, '$.embedder_identity') IS NOT @to OR vector IS NULL OR length(vector) != @bytes)`;
+const PENDING_WHERE = `(json_extract(payload, '$.embedder_identity') IS NOT @to
+  OR (SELECT length(vector) FROM vectors v WHERE v.rid = records.rid) IS NOT @bytes)`;
 
 /**
  * Re-embeds every record with the configured embedder and records its

@@ -1,6 +1,7 @@
 import type { MemoryRecord } from "../model/record.js";
 import { CURRENT_SCHEMA_VERSION } from "./schema-version.js";
 import { deriveCurrentKeys } from "./migrations/registry.js";
+import type { Payload } from "./migrations/step.js";
 import { newRevision } from "./revision.js";
 
 /** Columns the embedded store indexes, derived from the payload on every write. */
@@ -35,26 +36,39 @@ export function encodeRecord(
   // At the current version the codec derives what the newest step would
   // add, so ordinary writes never create work for the sweep. A migration
   // writing an older version passes the payload it computed, untouched.
-  const stamped = (version === CURRENT_SCHEMA_VERSION ? deriveCurrentKeys({ ...record }) : { ...record }) as MemoryRecord;
-  // The version stays the last key (a sweep strips it cheaply), so the revision goes in before it.
+  const stamped = { ...record } as Record<string, unknown>;
+  const derived: Record<string, unknown> = version === CURRENT_SCHEMA_VERSION ? deriveCurrentKeys(record as unknown as Payload, {}) : {};
+  // The version stays the last key (a sweep strips it cheaply), so the
+  // revision goes in before it and the version is always appended anew.
   if ("schema_version" in stamped) delete stamped.schema_version;
-  if (revision === "fresh") stamped.revision = newRevision();
-  if (version !== null) stamped.schema_version = version;
+  if (revision === "fresh") derived.revision = newRevision();
+  if (version !== null) derived.schema_version = version;
+  // A key the payload already holds keeps its place; a new one goes at the
+  // end of the JSON text, spliced in rather than added to the copy: adding
+  // a key to a spread copy costs V8 more than stringifying the whole record.
+  let tail = "";
+  for (const k in derived) {
+    if (Object.hasOwn(stamped, k)) stamped[k] = derived[k];
+    else if (derived[k] !== undefined) tail += `,${JSON.stringify(k)}:${JSON.stringify(derived[k])}`;
+  }
+  let payload = JSON.stringify(stamped);
+  if (tail !== "") payload = payload.length === 2 ? `{${tail.slice(1)}}` : `${payload.slice(0, -1)}${tail}}`;
+  const r = stamped as unknown as MemoryRecord;
   return {
-    id: stamped.id,
-    short_id: stamped.short_id ? stamped.short_id.toUpperCase() : null,
-    owner: stamped.owner === undefined ? null : stamped.owner,
-    scope: stamped.scope,
-    visibility: stamped.visibility,
-    category: stamped.category,
-    kind: stamped.kind ?? "",
-    created_at: stamped.created_at,
-    not_before: stamped.not_before ?? null,
-    not_after: stamped.not_after ?? null,
-    superseded_by: stamped.superseded_by || null,
-    archived_at: stamped.archived_at || null,
+    id: r.id,
+    short_id: r.short_id ? r.short_id.toUpperCase() : null,
+    owner: r.owner === undefined ? null : r.owner,
+    scope: r.scope,
+    visibility: r.visibility,
+    category: r.category,
+    kind: r.kind ?? "",
+    created_at: r.created_at,
+    not_before: r.not_before ?? null,
+    not_after: r.not_after ?? null,
+    superseded_by: r.superseded_by || null,
+    archived_at: r.archived_at || null,
     schema_version: version,
-    payload: JSON.stringify(stamped),
+    payload,
   };
 }
 

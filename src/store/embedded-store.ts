@@ -4,10 +4,11 @@ import Database from "better-sqlite3";
 import type { Logger } from "../model/logger.js";
 import type { MemoryRecord, ScoredRecord } from "../model/record.js";
 import type { Subject } from "../model/subject.js";
-import { decodeRecord, encodeRecord } from "./codec.js";
+import { decodeRecord, encodeRecord, type IndexedColumns } from "./codec.js";
 import { lexicalTokens } from "./lexical.js";
 import { citationKey, matches, readable, type RecordAttrs } from "./record-filter.js";
 import { SCHEMA_SQL } from "./sqlite-schema.js";
+import { upgradeLayout } from "./sqlite-layout.js";
 import type { ImportRow, ListPage, RecordQuery, ResolveResult, SchemaHistogram, Store, StorePart } from "./store.js";
 import { isUuid } from "./uuid.js";
 import { META_DATABASE_ID, META_WRITE_PROBE } from "./meta-keys.js";
@@ -22,8 +23,25 @@ import { TopK } from "./exact-scan.js";
 import { VectorIndex, type SnapshotOrigin, type VectorFilter, type VectorHit } from "./vector-index.js";
 import { AccessCoalescer, type AccessEntry } from "./access-coalescer.js";
 
+/** Every column writeRecord sets besides the id, in binding order. */
+const UPDATE_COLUMNS = [
+  "short_id",
+  "owner",
+  "scope",
+  "visibility",
+  "category",
+  "kind",
+  "created_at",
+  "not_before",
+  "not_after",
+  "superseded_by",
+  "archived_at",
+  "schema_version",
+  "payload",
+] as const satisfies readonly (keyof IndexedColumns)[];
+
 /** A row's indexed columns as stored, for an update that may leave unchanged ones (and their index) alone. */
-type StoredIndexed = { short_id: string | null; schema_version: number | null };
+type StoredIndexed = { short_id: string | null; schema_version: number | null; rid?: number };
 
 /** How writeRecord treats a row already at the record's id (see there). */
 type WriteMode = "upsert" | "insert" | "update" | { stored: StoredIndexed } | { expect: string | null };
@@ -175,6 +193,7 @@ export class EmbeddedStore implements Store, MigrationStore {
       db.pragma("journal_mode = WAL");
       db.pragma("synchronous = NORMAL");
       db.pragma("busy_timeout = 5000");
+      upgradeLayout(db, this.log);
       db.exec(SCHEMA_SQL);
       if (!memory && opts.integrityCheck === true) {
         const problems = (db.pragma("quick_check(10)") as { quick_check: string }[]).filter((r) => r.quick_check !== "ok").length;
@@ -500,7 +519,7 @@ export class EmbeddedStore implements Store, MigrationStore {
     this.scopeStats.clear();
     this.gatedRids.clear();
     this.lastSeq = (this.db.prepare("SELECT coalesce(max(seq), 0) AS s FROM change_log").get() as { s: number }).s;
-    this.dataVersion = this.db.pragma("data_version", { simple: true }) as number;
+    this.dataVersion = this.readDataVersion();
     this.mirrorCursor = 0;
   }
 
@@ -532,6 +551,14 @@ export class EmbeddedStore implements Store, MigrationStore {
   /** The last rid read while a mirror load is under way; undefined otherwise. */
   private mirrorCursor: number | undefined;
 
+  private dataVersionStmt: Database.Statement | undefined;
+
+  /** Every read asks this, so the statement is prepared once: db.pragma() prepares it anew on each call. */
+  private readDataVersion(): number {
+    this.dataVersionStmt ??= this.db.prepare("PRAGMA data_version").pluck();
+    return this.dataVersionStmt.get() as number;
+  }
+
   /** Catches up with writes from this and other connections. */
   private sync(force = false): void {
     if (!this.mirrorLoaded) {
@@ -543,10 +570,10 @@ export class EmbeddedStore implements Store, MigrationStore {
       // data_version alone; replay the change log unconditionally.
       force = true;
     }
-    const dv = this.db.pragma("data_version", { simple: true }) as number;
+    const dv = this.readDataVersion();
     if (!force && dv === this.dataVersion) return;
     this.dataVersion = dv;
-    const changes = this.db.prepare("SELECT seq, rid, vec FROM change_log WHERE seq > ? ORDER BY seq").all(this.lastSeq) as {
+    const changes = this.stmt("SELECT seq, rid, vec FROM change_log WHERE seq > ? ORDER BY seq").all(this.lastSeq) as {
       seq: number;
       rid: number;
       vec: number;
@@ -555,8 +582,8 @@ export class EmbeddedStore implements Store, MigrationStore {
     const vecChanged = new Map<number, boolean>();
     for (const c of changes) vecChanged.set(c.rid, (vecChanged.get(c.rid) ?? false) || c.vec !== 0);
     this.lastSeq = changes[changes.length - 1]!.seq;
-    const withVector = this.db.prepare(`SELECT ${ATTR_COLUMNS}, vector FROM records WHERE rid = ?`);
-    const attrsOnly = this.db.prepare(`SELECT ${ATTR_COLUMNS} FROM records WHERE rid = ?`);
+    const withVector = this.stmt(`SELECT ${ATTR_COLUMNS}, (SELECT vector FROM vectors v WHERE v.rid = records.rid) AS vector FROM records WHERE rid = ?`);
+    const attrsOnly = this.stmt(`SELECT ${ATTR_COLUMNS} FROM records WHERE rid = ?`);
     for (const [rid, vec] of vecChanged) {
       const row = (vec ? withVector : attrsOnly).get(rid) as (Row & { vector?: Buffer | null }) | undefined;
       this.dropAttrs(rid);
@@ -665,18 +692,38 @@ export class EmbeddedStore implements Store, MigrationStore {
   }
 
   async getReadable(id: string, subject: Subject): Promise<MemoryRecord | undefined> {
-    this.sync();
-    const rid = this.ridById.get(id);
-    const a = rid === undefined ? undefined : this.attrs.get(rid);
-    if (!a || !readable(a, { subject })) return undefined;
-    return this.payloadOf(a.rid);
+    return this.pointRead(id, (a) => readable(a, { subject }));
   }
 
   async getOwned(id: string, subject: Subject): Promise<MemoryRecord | undefined> {
+    return this.pointRead(id, (a) => readable(a, { subject, ownerOnly: true }));
+  }
+
+  /**
+   * One record by id, if the mirror admits it. With the mirror loaded, the
+   * payload and the database's data_version are read by one statement (one
+   * read transaction, one snapshot): an unchanged version proves the mirror
+   * was current for that snapshot, so a read costs one statement instead of
+   * a version check followed by a payload read. Anything else catches up
+   * first, as every read does.
+   */
+  private pointRead(id: string, admits: (a: RecordAttrs) => boolean): MemoryRecord | undefined {
+    if (this.mirrorLoaded) {
+      const rid = this.ridById.get(id);
+      const a = rid === undefined ? undefined : this.attrs.get(rid);
+      if (a && admits(a)) {
+        const row = this.stmt("SELECT payload, (SELECT data_version FROM pragma_data_version) AS dv FROM records WHERE rid = ?").get(a.rid) as
+          | { payload: string; dv: number }
+          | undefined;
+        if (row && row.dv === this.dataVersion) return decodeRecord(row.payload);
+      } else if (this.readDataVersion() === this.dataVersion) {
+        return undefined;
+      }
+    }
     this.sync();
     const rid = this.ridById.get(id);
     const a = rid === undefined ? undefined : this.attrs.get(rid);
-    if (!a || !readable(a, { subject, ownerOnly: true })) return undefined;
+    if (!a || !admits(a)) return undefined;
     return this.payloadOf(a.rid);
   }
 
@@ -685,7 +732,7 @@ export class EmbeddedStore implements Store, MigrationStore {
   }
 
   async vectorOf(id: string): Promise<Float32Array | undefined> {
-    const row = this.db.prepare("SELECT vector FROM records WHERE id = ?").get(id) as { vector: Buffer | null } | undefined;
+    const row = this.stmt("SELECT v.vector FROM records r JOIN vectors v ON v.rid = r.rid WHERE r.id = ?").get(id) as { vector: Buffer } | undefined;
     return row?.vector ? toFloat32(row.vector) : undefined;
   }
 
@@ -715,7 +762,8 @@ export class EmbeddedStore implements Store, MigrationStore {
    * An update that is told the row's indexed columns as they are now
    * (`{ stored }`) leaves an index alone when its column keeps its value:
    * naming a column in SET rewrites its index entry anyway, which for a
-   * sweep or an access flush is an extra page write per record.
+   * sweep or an access flush is an extra page write per record. The vector,
+   * when given, goes to its own table, so a write without one never touches it.
    */
   writeRecord(
     record: MemoryRecord,
@@ -725,32 +773,60 @@ export class EmbeddedStore implements Store, MigrationStore {
     revision: "fresh" | "carried" = "fresh",
   ): boolean {
     const c = version === undefined ? encodeRecord(record, undefined, revision) : encodeRecord(record, version, revision);
-    const blob = vector ? Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength) : undefined;
-    const set = `short_id = @short_id, owner = @owner, scope = @scope, visibility = @visibility, category = @category,
-      kind = @kind, created_at = @created_at, not_before = @not_before, not_after = @not_after,
-      superseded_by = @superseded_by, archived_at = @archived_at, schema_version = @schema_version, payload = @payload`;
     if (mode === "update" || (typeof mode === "object" && "stored" in mode)) {
       const stored = typeof mode === "object" ? mode.stored : undefined;
-      let columns = set;
-      if (stored && stored.short_id === c.short_id) columns = columns.replace("short_id = @short_id, ", "");
-      if (stored && stored.schema_version === c.schema_version) columns = columns.replace(", schema_version = @schema_version", "");
-      return this.stmt(`UPDATE records SET ${columns}, vector = coalesce(@vector, vector) WHERE id = @id`).run({ ...c, vector: blob ?? null }).changes > 0;
+      const keepShort = stored !== undefined && stored.short_id === c.short_id;
+      const keepVersion = stored !== undefined && stored.schema_version === c.schema_version;
+      // A caller that read the row in this transaction names its rid: the
+      // primary key finds it without a walk of the id index.
+      const byRid = stored?.rid !== undefined;
+      const variant = (keepShort ? 1 : 0) | (keepVersion ? 2 : 0) | (byRid ? 4 : 0);
+      let update = this.updates[variant];
+      if (!update) {
+        const cols = UPDATE_COLUMNS.filter((k) => !(keepShort && k === "short_id") && !(keepVersion && k === "schema_version"));
+        update = this.updates[variant] = {
+          cols,
+          st: this.db.prepare(`UPDATE records SET ${cols.map((k) => `${k} = ?`).join(", ")} WHERE ${byRid ? "rid = ? AND " : ""}id = ?`),
+        };
+      }
+      const args: unknown[] = [];
+      for (const k of update.cols) args.push(c[k]);
+      if (byRid) args.push(stored!.rid);
+      args.push(c.id);
+      const found = update.st.run(args).changes > 0;
+      if (found && vector) this.writeVector(c.id, vector);
+      return found;
     }
     if (typeof mode === "object") {
-      const cas = this.stmt(`UPDATE records SET ${set}, vector = coalesce(@vector, vector)
-         WHERE id = @id AND json_extract(payload, '$.revision') IS @expect`);
-      return cas.run({ ...c, vector: blob ?? null, expect: mode.expect }).changes > 0;
+      // Compare-and-swap in one statement: the revision check and the write
+      // happen under SQLite's lock, so no other connection slips in between.
+      const cas = this.stmt(
+        `UPDATE records SET ${UPDATE_COLUMNS.map((k) => `${k} = ?`).join(", ")}
+         WHERE id = ? AND json_extract(payload, '$.revision') IS ?`,
+      );
+      const landed = cas.run(...UPDATE_COLUMNS.map((k) => c[k]), c.id, mode.expect).changes > 0;
+      if (landed && vector) this.writeVector(c.id, vector);
+      return landed;
     }
-    const onConflict =
-      mode === "insert"
-        ? "DO NOTHING"
-        : `DO UPDATE SET ${set.replace(/@(\w+)/g, "excluded.$1")}, vector = coalesce(excluded.vector, records.vector)`;
-    const write = this.stmt(`INSERT INTO records (id, short_id, owner, scope, visibility, category, kind, created_at, not_before, not_after,
-         superseded_by, archived_at, schema_version, payload, vector)
-       VALUES (@id, @short_id, @owner, @scope, @visibility, @category, @kind, @created_at, @not_before, @not_after,
-         @superseded_by, @archived_at, @schema_version, @payload, @vector)
-       ON CONFLICT(id) ${onConflict}`);
-    return write.run({ ...c, vector: blob ?? null }).changes > 0;
+    const onConflict = mode === "insert" ? "DO NOTHING" : `DO UPDATE SET ${UPDATE_COLUMNS.map((k) => `${k} = excluded.${k}`).join(", ")}`;
+    const write = this.stmt(
+      `INSERT INTO records (id, ${UPDATE_COLUMNS.join(", ")}) VALUES (?, ${UPDATE_COLUMNS.map(() => "?").join(", ")})
+       ON CONFLICT(id) ${onConflict}`,
+    );
+    const written = write.run(c.id, ...UPDATE_COLUMNS.map((k) => c[k])).changes > 0;
+    if (written && vector) this.writeVector(c.id, vector);
+    return written;
+  }
+
+  /** writeRecord's UPDATE statements, by which indexed columns they leave alone and how they find the row. */
+  private readonly updates: ({ cols: readonly (typeof UPDATE_COLUMNS)[number][]; st: Database.Statement } | undefined)[] = [];
+
+  /** Part of writeRecord: the vector of the record row just written. */
+  private writeVector(id: string, vector: Float32Array): void {
+    this.stmt(
+      `INSERT INTO vectors (rid, vector) SELECT rid, ? FROM records WHERE id = ?
+       ON CONFLICT(rid) DO UPDATE SET vector = excluded.vector`,
+    ).run(Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength), id);
   }
 
   private readonly statements = new Map<string, Database.Statement>();
@@ -969,7 +1045,7 @@ export class EmbeddedStore implements Store, MigrationStore {
     for (let i = 0; i < rids.length; i += IN_LIST_MAX) {
       const part = rids.slice(i, i + IN_LIST_MAX);
       const rows = this.db
-        .prepare(`SELECT rid, vector FROM records WHERE vector IS NOT NULL AND rid IN (${part.map(() => "?").join(",")})`)
+        .prepare(`SELECT rid, vector FROM vectors WHERE rid IN (${part.map(() => "?").join(",")})`)
         .all(...part) as { rid: number; vector: Buffer }[];
       out.push(...rows);
     }
@@ -1037,10 +1113,10 @@ export class EmbeddedStore implements Store, MigrationStore {
    * its schema version.
    */
   addAccess(entries: readonly AccessEntry[]): void {
-    const get = this.stmt("SELECT short_id, schema_version, payload FROM records WHERE id = ?");
+    const get = this.stmt("SELECT rid, short_id, schema_version, payload FROM records WHERE id = ?");
     this.transaction(() => {
       for (const e of entries) {
-        const row = get.get(e.id) as { short_id: string | null; schema_version: number | null; payload: string } | undefined;
+        const row = get.get(e.id) as { rid: number; short_id: string | null; schema_version: number | null; payload: string } | undefined;
         if (!row) continue;
         const rec = JSON.parse(row.payload) as MemoryRecord;
         rec.access_count = (rec.access_count ?? 0) + e.count;
@@ -1066,6 +1142,7 @@ export class EmbeddedStore implements Store, MigrationStore {
    * and counting the backlog costs nothing like a scan of the store.
    */
   async pinBelow(target: number): Promise<number> {
+    this.tuneForSweep();
     this.db.exec(`CREATE TEMP TABLE IF NOT EXISTS migrate_pin (rid INTEGER PRIMARY KEY);
       CREATE TEMP TABLE IF NOT EXISTS migrate_pending (rid INTEGER PRIMARY KEY);
       DELETE FROM temp.migrate_pin; DELETE FROM temp.migrate_pending;`);
@@ -1095,18 +1172,56 @@ export class EmbeddedStore implements Store, MigrationStore {
     for (const r of rows) visit({ id: r.id, version: r.schema_version ?? 0, payload: JSON.parse(r.payload) as Payload });
   }
 
+  /**
+   * Counting the records above a version walks the whole index range, and a
+   * revert counts once per pass: over a large store that is quadratic. So the
+   * last count is kept with the change-log head it was true at, and a pass
+   * that finds the head unmoved (nothing else wrote in between) hands on the
+   * count less the rows it moved down; any other write forces a real count.
+   */
+  private aboveCount: { version: number; seq: number; n: number } | undefined;
+
+  private headSeq(): number {
+    return (this.stmt("SELECT coalesce(max(seq), 0) AS s FROM change_log").get() as { s: number }).s;
+  }
+
   async countAbove(version: number): Promise<number> {
-    return (this.stmt("SELECT count(*) AS n FROM records WHERE schema_version > ?").get(version) as { n: number }).n;
+    const seq = this.headSeq();
+    const known = this.aboveCount;
+    if (known && known.version === version && known.seq === seq) return known.n;
+    const n = (this.stmt("SELECT count(*) AS n FROM records WHERE schema_version > ?").get(version) as { n: number }).n;
+    this.aboveCount = { version, seq, n };
+    return n;
   }
 
   async versionHistogramAbove(version: number): Promise<Map<number, number>> {
+    this.tuneForSweep();
     const rows = this.db
       .prepare("SELECT schema_version AS v, count(*) AS n FROM records WHERE schema_version > ? GROUP BY schema_version")
       .all(version) as { v: number; n: number }[];
     return new Map(rows.map((r) => [r.v, r.n]));
   }
 
+  /** Set once this connection has run a sweep pass. */
+  private sweeping = false;
+
+  /**
+   * A sweep rewrites every page of the table and, minting short ids, random
+   * pages of an index. Checkpointing at SQLite's default 1000 WAL pages
+   * would copy and fsync the same pages again and again; at 16384 (64 MiB
+   * of WAL) and with a 64 MiB page cache a page is mostly written back once.
+   * Commits, and what a crash keeps, are unchanged. For this connection
+   * only, from its first sweep call on.
+   */
+  private tuneForSweep(): void {
+    if (this.sweeping) return;
+    this.db.pragma("wal_autocheckpoint = 16384");
+    this.db.pragma("cache_size = -65536");
+    this.sweeping = true;
+  }
+
   async rewritePass(source: PassSource, budget: BatchBudget, version: number, rewrite: RowRewrite): Promise<WriteOutcome[]> {
+    this.tuneForSweep();
     type Read = { rid: number; id: string | null; short_id: string | null; schema_version: number | null; payload: string | null };
     const pinned = "pinnedBelow" in source;
     // Pinned: the head of the pending backlog, with rows gone meanwhile (id null) kept so they can be dropped.
@@ -1115,32 +1230,51 @@ export class EmbeddedStore implements Store, MigrationStore {
           LEFT JOIN records r ON r.rid = q.rid ORDER BY q.rid LIMIT ?`)
       : this.stmt("SELECT rid, id, short_id, schema_version, payload FROM records WHERE schema_version > ? LIMIT ?");
     const drop = pinned ? this.stmt("DELETE FROM temp.migrate_pending WHERE rid = ?") : undefined;
+    const dropRange = pinned ? this.stmt("DELETE FROM temp.migrate_pending WHERE rid >= ? AND rid <= ?") : undefined;
     const outcomes: WriteOutcome[] = [];
+    const known = this.aboveCount;
+    this.aboveCount = undefined;
+    let nextCount: typeof known;
     // Immediate, like transaction(): wait for a concurrent writer instead of failing.
     this.db
       .transaction(() => {
+        const counted = !pinned && known !== undefined && known.version === source.above && known.seq === this.headSeq();
         const rows = (pinned ? read.all(budget.rows) : read.all(source.above, budget.rows)) as Read[];
+        // The rows are the head of the backlog in rid order, so when every one
+        // of them leaves it, one range delete drops them all.
+        const failed: number[] = [];
+        let last: number | undefined;
         let bytes = 0;
         for (const r of rows) {
           // Past the first record, a batch ends once it holds the byte budget; the rest wait for the next pass.
           if (bytes >= budget.bytes) break;
           const v = r.schema_version ?? 0;
-          if (pinned && (r.payload === null || (r.schema_version !== null && v >= source.pinnedBelow))) {
-            drop!.run(r.rid);
-            continue;
+          if (!(pinned && (r.payload === null || (r.schema_version !== null && v >= source.pinnedBelow)))) {
+            bytes += Buffer.byteLength(r.payload!, "utf8");
+            const next = rewrite({ id: r.id!, version: v, payload: JSON.parse(r.payload!) as Payload });
+            if (next === undefined) break;
+            try {
+              outcomes.push(this.writeRecord(next as unknown as MemoryRecord, undefined, version, { stored: r }) ? "ok" : "gone");
+            } catch (err) {
+              outcomes.push(err as Error);
+              // A write that failed leaves its record pending, so the next pass retries it.
+              failed.push(r.rid);
+            }
           }
-          bytes += Buffer.byteLength(r.payload!, "utf8");
-          const next = rewrite({ id: r.id!, version: v, payload: JSON.parse(r.payload!) as Payload });
-          if (next === undefined) break;
-          try {
-            outcomes.push(this.writeRecord(next as unknown as MemoryRecord, undefined, version, { stored: r }) ? "ok" : "gone");
-            drop?.run(r.rid);
-          } catch (err) {
-            outcomes.push(err as Error);
-          }
+          last = r.rid;
+        }
+        if (pinned && last !== undefined) {
+          if (failed.length === 0) dropRange!.run(rows[0]!.rid, last);
+          else for (const r of rows) if (r.rid <= last && !failed.includes(r.rid)) drop!.run(r.rid);
+        }
+        if (counted && !pinned && version <= source.above) {
+          const moved = outcomes.filter((o) => o === "ok").length;
+          nextCount = { version: source.above, seq: this.headSeq(), n: known.n - moved };
         }
       })
       .immediate();
+    // Only a committed pass hands its count on.
+    this.aboveCount = nextCount;
     this.afterWrite();
     return outcomes;
   }

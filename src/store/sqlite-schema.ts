@@ -19,11 +19,14 @@ CREATE TABLE IF NOT EXISTS records (
   superseded_by TEXT,
   archived_at TEXT,
   schema_version INTEGER,
-  payload TEXT NOT NULL,
-  vector BLOB
+  payload TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS records_short_id ON records (short_id);
 CREATE INDEX IF NOT EXISTS records_schema_version ON records (schema_version);
+
+-- Vectors sit apart from the payload: a payload rewrite (a migration, an
+-- access flush) then rewrites a small row instead of a page-sized one.
+CREATE TABLE IF NOT EXISTS vectors (rid INTEGER PRIMARY KEY, vector BLOB NOT NULL);
 
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 
@@ -43,7 +46,7 @@ CREATE TRIGGER IF NOT EXISTS records_ai AFTER INSERT ON records BEGIN
     coalesce((SELECT group_concat(value, ' ') FROM json_each(new.payload, '$.tags')), ''));
 END;
 CREATE TRIGGER IF NOT EXISTS records_au AFTER UPDATE ON records BEGIN
-  INSERT INTO change_log (rid, vec) VALUES (new.rid, old.vector IS NOT new.vector);
+  INSERT INTO change_log (rid, vec) VALUES (new.rid, 0);
 END;
 CREATE TRIGGER IF NOT EXISTS records_au_fts AFTER UPDATE ON records
 WHEN json_extract(old.payload, '$.content') IS NOT json_extract(new.payload, '$.content')
@@ -56,5 +59,12 @@ END;
 CREATE TRIGGER IF NOT EXISTS records_ad AFTER DELETE ON records BEGIN
   INSERT INTO change_log (rid) VALUES (old.rid);
   DELETE FROM records_fts WHERE rowid = old.rid;
+  DELETE FROM vectors WHERE rid = old.rid;
+END;
+CREATE TRIGGER IF NOT EXISTS vectors_ai AFTER INSERT ON vectors BEGIN
+  INSERT INTO change_log (rid, vec) VALUES (new.rid, 1);
+END;
+CREATE TRIGGER IF NOT EXISTS vectors_au AFTER UPDATE ON vectors WHEN old.vector IS NOT new.vector BEGIN
+  INSERT INTO change_log (rid, vec) VALUES (new.rid, 1);
 END;
 `;

@@ -1,0 +1,131 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, describe, expect, it } from "vitest";
+import { ANONYMOUS } from "../src/core/index.js";
+import { encodeRecord } from "../src/store/codec.js";
+import { EmbeddedStore } from "../src/store/embedded-store.js";
+import { GATE_ON } from "../src/store/store.js";
+import { captureLog } from "./helpers/capture-log.js";
+import { syntheticRecord } from "./helpers/synthetic-record.js";
+import { VECTOR_COLUMN_LAYOUT_SQL } from "./fixtures/vector-column-layout.js";
+
+const DIM = 16;
+const N = 300;
+/** Older files could hold a record without a vector; this one has none. */
+const NO_VECTOR = 7;
+const query = { subject: ANONYMOUS, gate: GATE_ON, now: 2_000_000_000 };
+const dirs: string[] = [];
+
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+function dataDir(): string {
+  const d = mkdtempSync(join(tmpdir(), "engram-layout-"));
+  dirs.push(d);
+  return d;
+}
+
+function vec(i: number): Float32Array {
+  let seed = (i + 1) * 2654435761;
+  const v = new Float32Array(DIM);
+  for (let d = 0; d < DIM; d++) {
+    seed = (seed ^ (seed >>> 15)) * 2246822519;
+    seed = (seed ^ (seed >>> 13)) * 3266489917;
+    v[d] = ((seed ^ (seed >>> 16)) >>> 0) / 4294967296 - 0.5;
+  }
+  return v;
+}
+
+const rec = (i: number) => syntheticRecord(i, { short_id: `L${String(i).padStart(9, "0")}`, content: `layout note ${i} word${i % 11}` });
+
+/** An engram.db as a binary from before the vectors table left it. */
+function writeOldLayout(dir: string): void {
+  const db = new Database(join(dir, "engram.db"));
+  db.pragma("journal_mode = WAL");
+  db.exec(VECTOR_COLUMN_LAYOUT_SQL);
+  const insert = db.prepare(`INSERT INTO records (id, short_id, owner, scope, visibility, category, kind, created_at, not_before,
+    not_after, superseded_by, archived_at, schema_version, payload, vector)
+    VALUES (@id, @short_id, @owner, @scope, @visibility, @category, @kind, @created_at, @not_before, @not_after,
+    @superseded_by, @archived_at, @schema_version, @payload, @vector)`);
+  db.transaction(() => {
+    for (let i = 0; i < N; i++) {
+      const v = vec(i);
+      insert.run({ ...encodeRecord(rec(i)), vector: i === NO_VECTOR ? null : Buffer.from(v.buffer, v.byteOffset, v.byteLength) });
+    }
+  })();
+  db.close();
+}
+
+function columnsOf(db: Database.Database): string[] {
+  return (db.prepare("SELECT name FROM pragma_table_info('records')").all() as { name: string }[]).map((c) => c.name);
+}
+
+async function searchIds(store: EmbeddedStore, i: number, text: string) {
+  return (await store.search(query, vec(i), text, 8)).map((h) => ({ id: h.record.id, score: h.score.toFixed(6) }));
+}
+
+describe("a store file in the layout with vectors inside the records table", () => {
+  it("opens, moves every vector to its own table once, logs the counts, and searches like a file written fresh", async () => {
+    const old = dataDir();
+    writeOldLayout(old);
+    const fresh = EmbeddedStore.open({ dataDir: dataDir(), dim: DIM });
+    fresh.transaction(() => {
+      for (let i = 0; i < N; i++) fresh.writeRecord(rec(i), i === NO_VECTOR ? undefined : vec(i));
+    });
+
+    const log = captureLog();
+    const upgraded = EmbeddedStore.open({ dataDir: old, dim: DIM, log });
+    expect(log.lines.map((l) => JSON.parse(l) as { msg: string })).toEqual([
+      expect.objectContaining({ msg: `storage layout upgraded: ${N - 1} vectors of ${N} records moved to their own table`, records: N, vectors: N - 1 }),
+    ]);
+    expect(columnsOf(upgraded.database)).not.toContain("vector");
+
+    // Every write stamps its own revision, so the two files agree on everything else.
+    const rows = (s: EmbeddedStore) => s.database.prepare("SELECT rid, id, json_remove(payload, '$.revision') AS payload FROM records ORDER BY rid").all();
+    expect(rows(upgraded)).toEqual(rows(fresh));
+    for (let i = 0; i < N; i++) {
+      const v = await upgraded.vectorOf(rec(i).id);
+      if (i === NO_VECTOR) expect(v).toBeUndefined();
+      else expect(v).toEqual(vec(i));
+    }
+    for (const [i, text] of [[3, ""], [150, "word4"], [299, "layout note 12"]] as const) {
+      expect(await searchIds(upgraded, i, text)).toEqual(await searchIds(fresh, i, text));
+    }
+    expect((await searchIds(upgraded, 42, ""))[0]!.id).toBe(rec(42).id);
+
+    // Writes after the upgrade reach the index and the vectors table through the new triggers.
+    await upgraded.create(rec(1000), vec(1000));
+    expect((await searchIds(upgraded, 1000, ""))[0]!.id).toBe(rec(1000).id);
+    await upgraded.delete(rec(42).id);
+    expect((await searchIds(upgraded, 42, "")).map((h) => h.id)).not.toContain(rec(42).id);
+    expect(upgraded.database.prepare("SELECT count(*) AS n FROM vectors").get()).toEqual({ n: N - 1 });
+    await upgraded.close();
+    await fresh.close();
+
+    const again = captureLog();
+    const reopened = EmbeddedStore.open({ dataDir: old, dim: DIM, log: again });
+    expect(again.lines.filter((l) => l.includes("storage layout"))).toEqual([]);
+    expect(await reopened.vectorOf(rec(1000).id)).toEqual(vec(1000));
+    await reopened.close();
+  });
+
+  it("an upgrade that fails part-way leaves the old layout whole: every vector still in its column, the old trigger in place", () => {
+    const old = dataDir();
+    writeOldLayout(old);
+    // A table in the way makes the copy fail after the old trigger was dropped.
+    const db = new Database(join(old, "engram.db"));
+    db.exec("CREATE TABLE vectors (x)");
+    db.close();
+
+    expect(() => EmbeddedStore.open({ dataDir: old, dim: DIM })).toThrow();
+
+    const after = new Database(join(old, "engram.db"));
+    expect(columnsOf(after)).toContain("vector");
+    expect(after.prepare("SELECT count(*) AS n FROM records WHERE vector IS NOT NULL").get()).toEqual({ n: N - 1 });
+    const blob = (after.prepare("SELECT vector FROM records WHERE id = ?").get(rec(5).id) as { vector: Buffer }).vector;
+    expect(new Float32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength))).toEqual(vec(5));
+    expect(after.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger' AND name = 'records_au'").get()).toEqual({ n: 1 });
+    after.close();
+  });
+});
