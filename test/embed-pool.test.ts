@@ -3,8 +3,6 @@
  * loop keeps answering while a maximum-size memory embeds, and a request the
  * queue cannot hold is refused at once as `unavailable` on every lane.
  */
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -13,8 +11,8 @@ import { EXIT, unavailableText } from "../src/argerror/index.js";
 import { PooledLocalEmbedder, sharedLocalEmbedder } from "../src/embed/index.js";
 import { release } from "./fixtures/gated-model.js";
 import { startTestServer, type TestServer } from "./helpers/engram-server.js";
+import { runEngram } from "./helpers/run-engram.js";
 
-const REPO = fileURLToPath(new URL("..", import.meta.url));
 const GATED_MODEL = new URL("./fixtures/gated-model.ts", import.meta.url).href;
 const RECORD = { source: "user-said", category: "convention" } as const;
 const AT_CAPACITY = "unavailable: the embedder is at capacity; retry shortly";
@@ -30,18 +28,6 @@ function prose(bytes: number): string {
 /** Resolves once `probe` holds, checking on every turn of the event loop (no clock involved). */
 async function until(probe: () => boolean): Promise<void> {
   while (!probe()) await new Promise((r) => setImmediate(r));
-}
-
-function runEngram(args: readonly string[]): Promise<{ code: number | null; stderr: string }> {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("ENGRAM_") && k !== "NODE_OPTIONS") env[k] = v;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["bin/engram.js", ...args], { cwd: REPO, env, stdio: ["ignore", "ignore", "pipe"] });
-    let stderr = "";
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stderr }));
-  });
 }
 
 describe("a maximum-size store on the real local model", () => {

@@ -4,10 +4,8 @@
  * sentence, CLI exit 5, and one warn log line naming the cause class and
  * never the content.
  */
-import { spawn } from "node:child_process";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { fileURLToPath } from "node:url";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -15,8 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { classify, EXIT, UNAVAILABLE_TABLE, UnavailableError, unavailableText } from "../src/argerror/index.js";
 import { EmbedderError, OpenAIEmbedder } from "../src/embed/index.js";
 import { startTestServer, type TestServer } from "./helpers/engram-server.js";
+import { runEngram } from "./helpers/run-engram.js";
 
-const REPO = fileURLToPath(new URL("..", import.meta.url));
 const UNREACHABLE = "unavailable: the embedder cannot be reached; retry shortly";
 const SECRET = "secret-roadmap-entry-7731";
 
@@ -27,18 +25,6 @@ async function closedPort(): Promise<number> {
   const { port } = s.address() as AddressInfo;
   await new Promise<void>((resolve) => s.close(() => resolve()));
   return port;
-}
-
-function runEngram(args: readonly string[]): Promise<{ code: number | null; stderr: string }> {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("ENGRAM_") && k !== "NODE_OPTIONS") env[k] = v;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["bin/engram.js", ...args], { cwd: REPO, env, stdio: ["ignore", "ignore", "pipe"] });
-    let stderr = "";
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stderr }));
-  });
 }
 
 describe("the unavailable vocabulary", () => {
