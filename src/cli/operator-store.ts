@@ -1,5 +1,7 @@
 import type { CoreDeps } from "../core/deps.js";
+import type { Embedder } from "../embed/embedder.js";
 import type { EmbeddedStore } from "../store/embedded-store.js";
+import type { Store } from "../store/store.js";
 import { EXIT } from "../argerror/index.js";
 import { CliFailure } from "./failure.js";
 import { failure } from "./operator-common.js";
@@ -83,5 +85,43 @@ export async function withOperatorStore<T>(fn: (s: OperatorStore) => Promise<T> 
     throw err;
   } finally {
     await opened.store.close();
+  }
+}
+
+/** What `engram import` writes into: the embedded store, or the Qdrant store a server on ENGRAM_QDRANT_URL serves. */
+export type ImportTarget = { store: Pick<Store, "getMeta" | "setMeta" | "importBatch">; embedder: Embedder };
+
+/**
+ * Opens the store `engram serve` would serve with this environment, for a
+ * verb that needs only the Store port (import): Qdrant when ENGRAM_QDRANT_URL
+ * is set, else the embedded store exactly as the other operator verbs open it.
+ * A Qdrant that refuses the deployment (too old, another dimension) is a usage
+ * error; one that cannot be reached is `unavailable`, as on every lane.
+ */
+export async function withImportTarget<T>(fn: (t: ImportTarget) => Promise<T>, env: NodeJS.ProcessEnv = process.env): Promise<T> {
+  if (!env.ENGRAM_QDRANT_URL) return withOperatorStore(({ store, deps }) => fn({ store, embedder: deps.embedder }), env);
+  const [{ openServingStore }, { embedderFromEnv }, { silentLogger }] = await Promise.all([
+    import("../app.js"),
+    import("../embed/index.js"),
+    import("../core/index.js"),
+  ]);
+  let embedder: Embedder;
+  try {
+    embedder = embedderFromEnv(env);
+  } catch (err) {
+    throw failure(EXIT.usage, errorText(err));
+  }
+  let store: Store;
+  try {
+    store = await openServingStore(env, embedder.identity.dim, silentLogger);
+  } catch (err) {
+    if (err instanceof Error && err.name === "StartupError") throw failure(EXIT.usage, err.message);
+    if ((err as { unavailable?: unknown }).unavailable !== undefined) throw failure(EXIT.unavailable, errorText(err));
+    throw err;
+  }
+  try {
+    return await fn({ store, embedder });
+  } finally {
+    await store.close();
   }
 }

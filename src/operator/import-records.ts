@@ -1,6 +1,6 @@
 import { embeddingText, identityKey, type Embedder } from "../embed/index.js";
 import { checkEmbedderIdentity } from "../embed/identity-check.js";
-import type { EmbeddedStore } from "../store/embedded-store.js";
+import type { Store } from "../store/store.js";
 import { META_EMBEDDER_IDENTITY } from "../store/meta-keys.js";
 import type { ImportRow } from "../store/store.js";
 import { LineError, parseHeader, parseRecordLine, type ExportedRecord } from "./export-format.js";
@@ -45,7 +45,7 @@ export class ImportRefused extends Error {
  * stamped with the target's embedder.
  */
 export async function importRecords(
-  store: EmbeddedStore,
+  store: Pick<Store, "getMeta" | "setMeta" | "importBatch">,
   embedder: Embedder,
   lines: AsyncIterable<string>,
   opts: { batch: number; onProgress?: (done: number) => void },
