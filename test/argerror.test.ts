@@ -214,7 +214,8 @@ describe("classify", () => {
     expect(c.code).toBe(Code.ResourceExhausted);
     expect(c.message).toBe(responseTooLarge().message);
     expect(c.message).not.toMatch(/\d/);
-    expect(c.internal).toBe(true);
+    // The caller's request, not a server fault: no lane logs it at error.
+    expect(c.internal).toBe(false);
   });
 
   it("keeps cancellation and deadlines as their own codes", () => {

@@ -56,8 +56,10 @@ export function classify(err: unknown): Classified {
     return { code: Code.Canceled, message: "canceled", internal: false };
   }
   if (err instanceof ResponseTooLargeError) {
+    // The caller asked for more than one response may carry: their request, not a server fault,
+    // so no lane logs it as one (the access log's info line names the hint).
     const env = responseTooLarge();
-    return { code: CLASS_CONNECT_CODE[env.errorClass], message: env.message, argError: env, internal: true };
+    return { code: CLASS_CONNECT_CODE[env.errorClass], message: env.message, argError: env, internal: false };
   }
   return { code: Code.Internal, message: INTERNAL_TEXT, internal: true };
 }

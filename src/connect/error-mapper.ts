@@ -12,7 +12,7 @@ import type { Logger } from "../core/index.js";
 export function toConnectError(err: unknown, log: Logger, procedure: string): ConnectError {
   if (err instanceof ConnectError && err.code === Code.Unauthenticated) return err;
   const c = classify(err);
-  if (c.internal && c.argError?.hint !== "response_too_large") {
+  if (c.internal) {
     log.error("request failed", { procedure, error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
   } else if (c.warn) {
     log.warn("request unavailable", { procedure, ...c.warn });

@@ -116,8 +116,7 @@ export async function callTool(
   } catch (err) {
     const c = classify(err);
     onRejected?.({ code: c.code, ...(c.argError ? { hint: c.argError.hint } : {}) });
-    // A response over the budget is the caller's request: the access log line (info) covers it.
-    if (c.internal && c.argError?.hint !== "response_too_large") {
+    if (c.internal) {
       ctx.core.deps.log.error("tool call failed", {
         tool: name,
         error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
