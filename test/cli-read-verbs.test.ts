@@ -92,16 +92,8 @@ describe("the read verbs against a real server", { timeout: 180_000 }, () => {
   it("delete-all without --yes deletes nothing and says what it would delete", async () => {
     const before = await ok(["list", "--scope", "repo:a", "--include-archived", "--include-superseded", "--include-scheduled"]);
     const preview = await ok(["delete-all", "--scope", "repo:a"]);
-    expect(preview).toEqual({
-      dry_run: true,
-      scope: "repo:a",
-      would_delete: 6,
-      ids: expect.any(Array),
-      unknown_owner: 0,
-    });
-    expect((preview.ids as string[]).sort()).toEqual(
-      [ids.alicePrivate, ids.aliceShared, ids.aliceArchived, ids.aliceOld, ids.aliceNew, ids.aliceScheduled].sort(),
-    );
+    // alicePrivate, aliceShared, aliceArchived, aliceOld, aliceNew, aliceScheduled: every state, counted by the server.
+    expect(preview).toEqual({ dry_run: true, scope: "repo:a", would_delete: 6 });
     const text = await asAlice(["delete-all", "--scope", "repo:a", "--output", "text"]);
     expect(text.code).toBe(EXIT.ok);
     expect(text.stdout.split("\n")[0]).toBe("preview: delete-all would delete 6 record(s) you own in scope repo:a; nothing was deleted (run again with --yes)");
@@ -115,7 +107,7 @@ describe("the read verbs against a real server", { timeout: 180_000 }, () => {
     const bob = (args: string[]) => runEngram([...args, "--output", "json"], { ENGRAM_SERVER_URL: server.url, ENGRAM_TOKEN: TOKENS.bob });
     // bob's shared record in repo:b is readable by alice but not hers to delete.
     const preview = await ok(["delete-all", "--scope", "repo:b"]);
-    expect(preview).toMatchObject({ would_delete: 0, ids: [] });
+    expect(preview).toEqual({ dry_run: true, scope: "repo:b", would_delete: 0 });
     const r = await bob(["delete-all", "--scope", "repo:b", "--yes"]);
     expect({ code: r.code, stdout: JSON.parse(r.stdout), stderr: r.stderr }).toEqual({ code: EXIT.ok, stdout: { deleted: "1" }, stderr: "" });
   });

@@ -203,6 +203,24 @@ describe("delete_all", () => {
     expect((await t.core.getMemory(b, { id: bobs.id })).id).toBe(bobs.id);
     expect(await rejection(t.core.deleteAll(a, {}))).toBe("field=scope hint=required: scope is required");
   });
+
+  it("a dry run counts exactly what the delete then removes, in every lifecycle state, and deletes nothing", async () => {
+    const t = testCore();
+    // carol owns only shared records: a client listing could not tell them from another owner's.
+    const c = ownerSubject("carol");
+    const b = ownerSubject("bob");
+    const one = await t.core.storeMemory(c, base);
+    const two = await t.core.storeMemory(c, { ...base, content: "d" });
+    const bobs = await t.core.storeMemory(b, base);
+    for (const [who, id] of [[c, one.id], [c, two.id], [b, bobs.id]] as const) await t.core.setVisibility(who, { id, shared: true }, "connect");
+    await t.core.archiveMemory(c, { ids: [two.id] });
+    await t.core.storeMemory(c, { ...base, scope: "repo:elsewhere" });
+    expect(await t.core.deleteAll(c, { scope: "repo:x", dry_run: true })).toEqual({ deleted: 0, would_delete: 2 });
+    expect((await t.core.getMemory(c, { id: one.id })).id).toBe(one.id);
+    expect(await rejection(t.core.deleteAll(c, { dry_run: true }))).toBe("field=scope hint=required: scope is required");
+    expect(await t.core.deleteAll(c, { scope: "repo:x" })).toEqual({ deleted: 2 });
+    expect(await t.core.deleteAll(c, { scope: "repo:x", dry_run: true })).toEqual({ deleted: 0, would_delete: 0 });
+  });
 });
 
 describe("the store's supersede is the authority under races", () => {

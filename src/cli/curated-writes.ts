@@ -13,7 +13,7 @@ import { collectList } from "./list-values.js";
 import { emit } from "./output.js";
 import { callEngram } from "./rpc.js";
 import { parseCitations } from "./write-commands.js";
-import { previewDeleteAll, previewDocument, previewText } from "./delete-all-preview.js";
+import { previewDocument, previewText } from "./delete-all-preview.js";
 import { writeDocument } from "./operator-common.js";
 
 /**
@@ -85,18 +85,21 @@ export function registerCuratedWrites(program: Command): void {
     .summary("delete the caller's own records in one scope (preview unless --yes)")
     .description(
       "Delete every record the caller owns in --scope, for good (DeleteAll). Other owners' records are untouched. " +
-        "Without --yes it only lists what it would delete and deletes nothing.",
+        "Without --yes the server counts what it would delete (a dry run) and nothing is deleted.",
     )
     .option("--scope <scope>", "the scope to clear (required)")
     .option("--yes", "delete for real instead of previewing");
   addClientFlags(clear).action(async (o: ClientFlagValues & { scope?: string; yes?: boolean }, cmd: Command) => {
     const settings = resolveClient(o, cmd);
+    const scope = o.scope ?? "";
     if (o.yes !== true) {
-      const preview = await previewDeleteAll(settings, o.scope ?? "");
+      const req = create(DeleteAllRequestSchema, { scope, dryRun: true });
+      const res = await callEngram(settings, (c, opts) => c.deleteAll(req, opts));
+      const preview = { scope, wouldDelete: res.wouldDelete ?? 0n };
       writeDocument(settings.output, previewDocument(preview), () => previewText(preview));
       return;
     }
-    const req = create(DeleteAllRequestSchema, { scope: o.scope ?? "" });
+    const req = create(DeleteAllRequestSchema, { scope });
     const res = await callEngram(settings, (c, opts) => c.deleteAll(req, opts));
     emit(settings.output, DeleteAllResponseSchema, res, () => `deleted ${res.deleted}`);
   });

@@ -295,8 +295,11 @@ export function engramServiceImpl(core: Core, log: Logger): ServiceImpl<typeof E
     }),
 
     deleteAll: guard("DeleteAll", async (req, ctx) => {
-      const r = await core.deleteAll(subjectOf(ctx), { scope: opt(req.scope) });
-      return create(DeleteAllResponseSchema, { deleted: BigInt(r.deleted) });
+      const r = await core.deleteAll(subjectOf(ctx), { scope: opt(req.scope), dry_run: req.dryRun });
+      return create(DeleteAllResponseSchema, {
+        deleted: BigInt(r.deleted),
+        ...(r.would_delete !== undefined ? { wouldDelete: BigInt(r.would_delete) } : {}),
+      });
     }),
   };
 }

@@ -77,7 +77,7 @@ export const ARG_KINDS = {
   get: { id: "string" } satisfies KindsOf<GetArgs>,
   update: { id: "string", content: "string", shared: "boolean", tags: "strings", summary: "string", update_mask: "strings" } satisfies KindsOf<UpdateArgs>,
   delete: { id: "string" } satisfies KindsOf<DeleteArgs>,
-  deleteAll: { scope: "string" } satisfies KindsOf<DeleteAllArgs>,
+  deleteAll: { scope: "string", dry_run: "boolean" } satisfies KindsOf<DeleteAllArgs>,
   setVisibility: { id: "string", shared: "boolean" } satisfies KindsOf<SetVisibilityArgs>,
   listScheduled: {
     scope: "string",

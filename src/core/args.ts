@@ -111,4 +111,5 @@ export type RelatedArgs = { id?: string; k?: number; full?: boolean };
 
 export type ListTagsArgs = { scope?: string; limit?: number };
 
-export type DeleteAllArgs = { scope?: string };
+/** `dry_run` counts what would go and deletes nothing (Connect and the CLI preview; not an MCP argument). */
+export type DeleteAllArgs = { scope?: string; dry_run?: boolean };

@@ -147,7 +147,7 @@ export const listScheduledShape = {
 
 export const deleteAllShape = {
   scope: text("the scope to clear of your own records"),
-} satisfies ShapeFor<DeleteAllArgs>;
+} satisfies ShapeFor<DeleteAllArgs, "dry_run">;
 
 export const storeDiscoveryShape = {
   content: text("what was found, in full"),
