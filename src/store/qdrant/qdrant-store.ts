@@ -23,6 +23,7 @@ import {
 } from "./layout.js";
 import { attrsOf, decodePayload, encodePayload, type Payload } from "./point-payload.js";
 import { mapQdrantError, type QdrantAccess } from "./qdrant-fault.js";
+import { QdrantMigrationStore } from "./qdrant-migration-store.js";
 import { queryFilter, readFilter, type QCondition, type QFilter } from "./record-query-filter.js";
 import { documentSparse, querySparse, type SparseVector } from "./sparse-vector.js";
 
@@ -486,6 +487,13 @@ export class QdrantStore implements Store {
       );
       if ((await this.storedState(id))?.revision === rev) return;
     }
+  }
+
+  // ---- migrations ------------------------------------------------------------
+
+  /** The migration engine's view of this store's collection, for the operator verbs. */
+  migrationStore(): QdrantMigrationStore {
+    return new QdrantMigrationStore(this.client, this.alias, this.budget);
   }
 
   // ---- meta ------------------------------------------------------------------
