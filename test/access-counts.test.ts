@@ -67,7 +67,7 @@ describe("access counts", () => {
     await writer.close();
     // And this one updates it through the core (which counts the update as an access too).
     await core.updateMemory(ANONYMOUS, { id: rec.id, tags: ["kept", "also"], update_mask: ["tags"] }, "connect");
-    store.flushAccess();
+    await store.flushAccess();
 
     const after = stored(dir, rec.id);
     expect(after.content).toBe("written by another process");
@@ -83,7 +83,7 @@ describe("access counts", () => {
     await store.create(rec, VECTOR);
     await coreOver(store).getMemory(ANONYMOUS, { id: rec.id });
     await store.delete(rec.id);
-    store.flushAccess();
+    await store.flushAccess();
     expect(await store.getRaw(rec.id)).toBeUndefined();
     await store.close();
   });

@@ -14,18 +14,19 @@ import { runMigrate } from "./operator-migrate.js";
  */
 export const SHORT_ID_VERSION = 1;
 
-type BackfillFlags = { apply?: boolean; dryRun?: boolean; output?: OutputMode; timeout?: string; batchSize?: bigint };
+type BackfillFlags = { apply?: boolean; dryRun?: boolean; snapshot?: boolean; output?: OutputMode; timeout?: string; batchSize?: bigint };
 
 export function registerOperatorBackfill(program: Command): void {
   const cmd = program
     .command("backfill-short-ids")
     .summary("give every record a short id: the v0 to v1 migration (preview unless --apply)")
     .description(
-      `Run the v0 to v1 schema migration, which mints a short id for every record that lacks one, on the store under ENGRAM_DATA_DIR. ` +
+      `Run the v0 to v1 schema migration, which mints a short id for every record that lacks one, on the store under ENGRAM_DATA_DIR (or the Qdrant collection when ENGRAM_QDRANT_URL is set). ` +
         `The same sweep as \`engram migrate\`, stopped at version ${SHORT_ID_VERSION}. ${RULES["destructive-requires-apply"].sentence}.`,
     )
     .option("--apply", "write: run the convergence loop instead of previewing")
-    .option("--dry-run", "preview explicitly (the default); cannot be combined with --apply");
+    .option("--dry-run", "preview explicitly (the default); cannot be combined with --apply")
+    .option("--no-snapshot", "Qdrant: do not make a collection snapshot before --apply writes (the embedded store makes none either way)");
   addOutputFlag(cmd);
   addSweepTimeoutFlag(cmd);
   addBatchSizeFlag(cmd);

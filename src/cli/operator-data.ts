@@ -7,7 +7,7 @@ import type { OutputMode } from "./client-flags.js";
 import { usageError } from "./failure.js";
 import { addBatchSizeFlag, addOutputFlag, batchSize, failure, outputMode, writeDocument } from "./operator-common.js";
 import { ProgressReporter, progressMode } from "./operator-progress.js";
-import { withImportTarget, withOperatorStore } from "./operator-store.js";
+import { withServingStore, withOperatorStore } from "./operator-store.js";
 import { table } from "./text.js";
 
 /**
@@ -90,7 +90,7 @@ async function runImport(file: string, o: { output?: OutputMode; batchSize?: big
   const progress = progressMode();
   const total = file === "-" || progress === "off" ? 0 : countLines(file);
   const { importRecords, ImportStopped, ImportRefused, LineError } = await import("../operator/index.js");
-  const report = await withImportTarget(async ({ store, embedder }) => {
+  const report = await withServingStore(async ({ store, embedder }) => {
     const reporter = new ProgressReporter(progress, "imported");
     try {
       return await importRecords(store, embedder, inputLines(file), {

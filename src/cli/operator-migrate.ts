@@ -17,7 +17,7 @@ import {
   writeDocument,
 } from "./operator-common.js";
 import { ProgressReporter, progressMode, type ProgressMode } from "./operator-progress.js";
-import { withOperatorStore } from "./operator-store.js";
+import { withServingStore, type ServingStore } from "./operator-store.js";
 import { table } from "./text.js";
 
 /**
@@ -30,6 +30,7 @@ import { table } from "./text.js";
 const APPLY_RULE = RULES["destructive-requires-apply"].sentence;
 
 type SweepFlags = { apply?: boolean; output?: OutputMode; timeout?: string; batchSize?: bigint };
+type MigrateFlags = SweepFlags & { snapshot?: boolean };
 type RevertFlags = SweepFlags & { to?: string };
 
 // ---- --to ---------------------------------------------------------------------
@@ -209,7 +210,28 @@ function timeoutFailure(rerun: string, timeout: string, last: Progress | undefin
   );
 }
 
-export async function runMigrate(o: SweepFlags, sweep: { target?: number; rerun?: string } = {}): Promise<void> {
+/**
+ * On Qdrant, a snapshot of the physical collection before the first write
+ * (the pin included), named on stderr. One that fails stops the run with
+ * nothing written: exit 5, as the store being unreachable is. Qdrant's own
+ * error text is not repeated; the fault's fixed text is.
+ */
+async function snapshotFirst(target: ServingStore): Promise<void> {
+  if (!target.snapshot) return;
+  let made: { collection: string; snapshot: string };
+  try {
+    made = await target.snapshot();
+  } catch (err) {
+    const why = (err as { unavailable?: unknown }).unavailable !== undefined ? (err as Error).message : "Qdrant refused the snapshot request";
+    throw failure(
+      EXIT.unavailable,
+      `the Qdrant collection snapshot could not be made (${why}), so nothing was migrated; fix the snapshot storage and re-run, or pass --no-snapshot to migrate without one`,
+    );
+  }
+  process.stderr.write(`engram: made snapshot ${made.snapshot} of Qdrant collection ${made.collection} before writing; recover the collection from it to undo this run\n`);
+}
+
+export async function runMigrate(o: MigrateFlags, sweep: { target?: number; rerun?: string } = {}): Promise<void> {
   const output = outputMode(o.output);
   const timeoutMs = parseSweepTimeout(o.timeout);
   const batch = batchSize(o.batchSize);
@@ -219,11 +241,12 @@ export async function runMigrate(o: SweepFlags, sweep: { target?: number; rerun?
     import("../store/migrations/index.js"),
     import("../store/schema-version.js"),
   ]);
-  const report = await withOperatorStore(async ({ store }) => {
-    // The clock (for the rate and for --timeout) starts once the store is open.
+  const report = await withServingStore(async (target) => {
+    if (apply && o.snapshot !== false) await snapshotFirst(target);
+    // The clock (for the rate and for --timeout) starts once the store is open (and any snapshot made).
     const hooks = loopHooks("migrated", progress, timeoutMs);
     try {
-      return await migrate(store, { target: sweep.target ?? CURRENT_SCHEMA_VERSION, apply, batch, onProgress: hooks.onProgress });
+      return await migrate(target.migrations, { target: sweep.target ?? CURRENT_SCHEMA_VERSION, apply, batch, onProgress: hooks.onProgress });
     } catch (err) {
       if (err instanceof MigrationStalledError) throw failure(EXIT.unclassified, err.message);
       if (err instanceof SweepTimeoutError) throw timeoutFailure(sweep.rerun ?? "engram migrate --apply", o.timeout ?? "", hooks.last(), "migrated");
@@ -240,7 +263,7 @@ async function runStatus(o: { output?: OutputMode; timeout?: string }): Promise<
   // Accepted (and checked) so the original CLI's scripts run unchanged; the histogram is one read.
   parseSweepTimeout(o.timeout);
   const { migrateStatus } = await import("../core/migrate-status.js");
-  const status = await withOperatorStore(({ deps }) => migrateStatus(deps));
+  const status = await withServingStore(({ deps }) => migrateStatus(deps));
   writeDocument(output, status, () => statusText(status));
 }
 
@@ -253,10 +276,10 @@ async function runRevert(o: RevertFlags): Promise<void> {
   const apply = o.apply === true;
   const progress = apply ? progressMode() : "off";
   const { revert, RevertRefusedError, MigrationStalledError } = await import("../store/migrations/index.js");
-  const outcome = await withOperatorStore(async ({ store }) => {
+  const outcome = await withServingStore(async ({ migrations }) => {
     const hooks = loopHooks("reverted", progress, timeoutMs);
     try {
-      return { report: await revert(store, { to, apply, batch, onProgress: hooks.onProgress }), refused: undefined };
+      return { report: await revert(migrations, { to, apply, batch, onProgress: hooks.onProgress }), refused: undefined };
     } catch (err) {
       if (err instanceof RevertRefusedError) return { report: err.report, refused: err };
       if (err instanceof MigrationStalledError) throw failure(EXIT.unclassified, err.message);
@@ -279,22 +302,25 @@ export function registerOperatorMigrate(program: Command): void {
     .command("migrate")
     .summary("bring every record to this binary's schema version (preview unless --apply)")
     .description(
-      "Migrate every record below this binary's schema version, on the store under ENGRAM_DATA_DIR. " +
+      "Migrate every record below this binary's schema version, on the store the server would open: the one under " +
+        "ENGRAM_DATA_DIR, or the Qdrant collection when ENGRAM_QDRANT_URL is set. " +
         `Without --apply it only counts what would change: ${APPLY_RULE}. ` +
-        "Stop the server and copy the data directory first; see docs/migrate.md.",
+        "Embedded store: stop the server and copy the data directory first. Qdrant: --apply makes a collection snapshot " +
+        "before its first write and names it on stderr (a snapshot that fails stops the run, exit 5), unless --no-snapshot; see docs/migrate.md.",
     )
     // `engram migrate status --output json`: options after a subcommand belong to it (the root enables the same).
     .enablePositionalOptions()
-    .option("--apply", "write: run the convergence loop instead of previewing");
+    .option("--apply", "write: run the convergence loop instead of previewing")
+    .option("--no-snapshot", "Qdrant: do not make a collection snapshot before --apply writes (the embedded store makes none either way)");
   addOutputFlag(migrate);
   addSweepTimeoutFlag(migrate);
   addBatchSizeFlag(migrate);
-  migrate.action(async (o: SweepFlags) => runMigrate(o));
+  migrate.action(async (o: MigrateFlags) => runMigrate(o));
 
   const status = migrate
     .command("status")
     .summary("show how many records sit at each schema version (read-only)")
-    .description("Show the schema-version histogram of the whole store, read directly from ENGRAM_DATA_DIR. Read-only.");
+    .description("Show the schema-version histogram of the whole store, read directly from ENGRAM_DATA_DIR (or the Qdrant collection when ENGRAM_QDRANT_URL is set). Read-only.");
   addOutputFlag(status);
   addSweepTimeoutFlag(status);
   status.action(async (o: { output?: OutputMode; timeout?: string }) => runStatus(o));

@@ -7,7 +7,7 @@ import type { OutputMode } from "./client-flags.js";
 import { CliFailure, usageError } from "./failure.js";
 import { collectList } from "./list-values.js";
 import { addOutputFlag, addScopeFlags, asUsage, outputMode, SCOPE_ALL_SCOPES_EXCLUSIVE, writeDocument } from "./operator-common.js";
-import { withOperatorStore } from "./operator-store.js";
+import { withServingStore } from "./operator-store.js";
 import { table } from "./text.js";
 
 /**
@@ -79,7 +79,7 @@ async function runScan(o: ScopeFlags): Promise<void> {
   const scope = sweepScope(o);
   const output = outputMode(o.output);
   const { scan } = await import("../operator/index.js");
-  const report = await withOperatorStore(({ store }) => scan(store, scope, Math.floor(Date.now() / 1000)));
+  const report = await withServingStore(({ store }) => scan(store, scope, Math.floor(Date.now() / 1000)));
   writeDocument(output, report, () => scanText(report));
 }
 
@@ -105,7 +105,7 @@ async function runVerify(o: VerifyFlags): Promise<void> {
   }
   const workTree = workTreeOf(o.workTree);
   const output = outputMode(o.output);
-  const records = await withOperatorStore(({ store }) => recordsWithCitations(store, scope, Math.floor(Date.now() / 1000)));
+  const records = await withServingStore(({ store }) => recordsWithCitations(store, scope, Math.floor(Date.now() / 1000)));
   const report = verifyRecords(records, workTree);
   writeDocument(output, report, () => verifyText(report));
   if (failOn !== undefined && failsOn(report, failOn)) {
@@ -129,7 +129,7 @@ async function runFlip(o: FlipFlags, archive: boolean): Promise<void> {
     throw asUsage(err);
   }
   const apply = o.apply === true;
-  const results = await withOperatorStore(({ store }) => operatorFlip(store, ids, { archive, apply, now: new Date() }));
+  const results = await withServingStore(({ store }) => operatorFlip(store, ids, { archive, apply, now: new Date() }));
   const doc: FlipDocument = { dry_run: !apply, results };
   writeDocument(output, doc, () => flipText(doc));
 }
@@ -142,7 +142,7 @@ export function registerOperatorSpineReview(program: Command): void {
   const group = program
     .command("spine-review")
     .summary("review the whole store: inventory, citation checks, archive and restore")
-    .description("Operator review of the store under ENGRAM_DATA_DIR, across every owner. Pick a subcommand.");
+    .description("Operator review of the store under ENGRAM_DATA_DIR (or the Qdrant collection when ENGRAM_QDRANT_URL is set), across every owner. Pick a subcommand.");
 
   const scan = group
     .command("scan")

@@ -1,8 +1,10 @@
 import type { CoreDeps } from "../core/deps.js";
 import type { Embedder } from "../embed/embedder.js";
 import type { EmbeddedStore } from "../store/embedded-store.js";
+import type { Code } from "@connectrpc/connect";
+import type { MigrationStore } from "../store/migrations/migration-store.js";
 import type { Store } from "../store/store.js";
-import { EXIT } from "../argerror/index.js";
+import { EXIT, exitForConnectCode, type ExitCode } from "../argerror/index.js";
 import { CliFailure } from "./failure.js";
 import { failure } from "./operator-common.js";
 
@@ -88,26 +90,51 @@ export async function withOperatorStore<T>(fn: (s: OperatorStore) => Promise<T> 
   }
 }
 
-/** What `engram import` writes into: the embedded store, or the Qdrant store a server on ENGRAM_QDRANT_URL serves. */
-export type ImportTarget = { store: Pick<Store, "getMeta" | "setMeta" | "importBatch">; embedder: Embedder };
+/**
+ * The store `engram serve` would serve with this environment, for a verb that
+ * needs only the Store port and the migration engine's view of it (import,
+ * migrate, spine-review): Qdrant when ENGRAM_QDRANT_URL is set, else the
+ * embedded store exactly as withOperatorStore opens it.
+ */
+export type ServingStore = {
+  store: Store;
+  embedder: Embedder;
+  /** What core functions need; the embedder in it is never asked to embed. */
+  deps: CoreDeps;
+  migrations: MigrationStore;
+  /**
+   * Qdrant only: a snapshot of the physical collection, made before a
+   * migration writes. The embedded store has none (copy the data directory).
+   */
+  snapshot?: () => Promise<{ collection: string; snapshot: string }>;
+};
+
+/** The vocabulary's exit status for a store fault raised while a verb ran (Qdrant gone, a timeout); undefined for anything else. */
+function storeFaultExit(err: unknown): ExitCode | undefined {
+  const e = err as { name?: unknown; code?: unknown; unavailable?: unknown } | null;
+  if (e?.unavailable !== undefined) return EXIT.unavailable;
+  if (e?.name === "ConnectError" && typeof e.code === "number") return exitForConnectCode(e.code as Code);
+  return undefined;
+}
 
 /**
- * Opens the store `engram serve` would serve with this environment, for a
- * verb that needs only the Store port (import): Qdrant when ENGRAM_QDRANT_URL
- * is set, else the embedded store exactly as the other operator verbs open it.
- * A Qdrant that refuses the deployment (too old, another dimension) is a usage
- * error; one that cannot be reached is `unavailable`, as on every lane.
+ * Opens the serving store, runs `fn`, and always closes it again. A Qdrant
+ * that refuses the deployment (too old, another dimension) is a usage error;
+ * one that cannot be reached, at open or while `fn` runs, is `unavailable`
+ * (exit 5) and one that does not answer in time is exit 6, as on every lane.
  */
-export async function withImportTarget<T>(fn: (t: ImportTarget) => Promise<T>, env: NodeJS.ProcessEnv = process.env): Promise<T> {
-  if (!env.ENGRAM_QDRANT_URL) return withOperatorStore(({ store, deps }) => fn({ store, embedder: deps.embedder }), env);
-  const [{ openServingStore }, { embedderFromEnv }, { silentLogger }] = await Promise.all([
+export async function withServingStore<T>(fn: (t: ServingStore) => Promise<T>, env: NodeJS.ProcessEnv = process.env): Promise<T> {
+  if (!env.ENGRAM_QDRANT_URL) return withOperatorStore(({ store, deps }) => fn({ store, embedder: deps.embedder, deps, migrations: store }), env);
+  const [{ openServingStore }, { embedderFromEnv }, { limitsFromEnv, silentLogger }] = await Promise.all([
     import("../app.js"),
     import("../embed/index.js"),
     import("../core/index.js"),
   ]);
   let embedder: Embedder;
+  let limits: CoreDeps["limits"];
   try {
     embedder = embedderFromEnv(env);
+    limits = limitsFromEnv(env);
   } catch (err) {
     throw failure(EXIT.usage, errorText(err));
   }
@@ -116,12 +143,21 @@ export async function withImportTarget<T>(fn: (t: ImportTarget) => Promise<T>, e
     store = await openServingStore(env, embedder.identity.dim, silentLogger);
   } catch (err) {
     if (err instanceof Error && err.name === "StartupError") throw failure(EXIT.usage, err.message);
-    if ((err as { unavailable?: unknown }).unavailable !== undefined) throw failure(EXIT.unavailable, errorText(err));
+    const exit = storeFaultExit(err);
+    if (exit !== undefined) throw failure(exit, errorText(err));
     throw err;
   }
   try {
-    return await fn({ store, embedder });
+    const qdrant = store as unknown as { migrationStore(): MigrationStore & { snapshot(): Promise<{ collection: string; snapshot: string }> } };
+    const migrations = qdrant.migrationStore();
+    const deps: CoreDeps = { store, embedder, limits, now: () => new Date(), log: silentLogger };
+    return await fn({ store, embedder, deps, migrations, snapshot: () => migrations.snapshot() });
+  } catch (err) {
+    if (err instanceof CliFailure) throw err;
+    const exit = storeFaultExit(err);
+    if (exit !== undefined) throw failure(exit, errorText(err));
+    throw err;
   } finally {
-    await store.close();
+    await store.close().catch(() => undefined);
   }
 }

@@ -2,8 +2,7 @@ import { withConflictRetry } from "../core/conditional-write.js";
 import type { MemoryRecord } from "../model/record.js";
 import { ANONYMOUS } from "../model/subject.js";
 import { isExpired } from "../store/record-filter.js";
-import type { EmbeddedStore } from "../store/embedded-store.js";
-import type { RecordQuery } from "../store/store.js";
+import type { RecordQuery, Store } from "../store/store.js";
 
 /** Operator reads see every owner's records: the operator opened the store directly. */
 export function operatorQuery(scope: string | undefined, now: number): RecordQuery {
@@ -17,7 +16,7 @@ export type ScanReport = { scopes: number; total: number; rows: ScanRow[] };
  * Inventory by scope and category. Archived, expired and superseded records
  * have their own buckets; live is what recall can see.
  */
-export async function scan(store: EmbeddedStore, scope: string | undefined, now: number): Promise<ScanReport> {
+export async function scan(store: Store, scope: string | undefined, now: number): Promise<ScanReport> {
   const { records } = await store.list(operatorQuery(scope, now), { order: "asc", limit: Number.MAX_SAFE_INTEGER });
   const rows = new Map<string, ScanRow>();
   for (const r of records) {
@@ -34,7 +33,7 @@ export async function scan(store: EmbeddedStore, scope: string | undefined, now:
   return { scopes: new Set(list.map((r) => r.scope)).size, total: records.length, rows: list };
 }
 
-export async function recordsWithCitations(store: EmbeddedStore, scope: string | undefined, now: number): Promise<MemoryRecord[]> {
+export async function recordsWithCitations(store: Store, scope: string | undefined, now: number): Promise<MemoryRecord[]> {
   const { records } = await store.list(operatorQuery(scope, now), { order: "asc", limit: Number.MAX_SAFE_INTEGER });
   return records.filter((r) => r.citations.length > 0);
 }
@@ -46,7 +45,7 @@ export type OperatorFlipRow = { requested: string; id: string; outcome: "changed
  * change and writes nothing.
  */
 export async function operatorFlip(
-  store: EmbeddedStore,
+  store: Store,
   ids: readonly string[],
   opts: { archive: boolean; apply: boolean; now: Date },
 ): Promise<OperatorFlipRow[]> {
@@ -57,7 +56,7 @@ export async function operatorFlip(
   return rows;
 }
 
-async function flipOne(store: EmbeddedStore, requested: string, opts: { archive: boolean; apply: boolean; now: Date }): Promise<OperatorFlipRow> {
+async function flipOne(store: Store, requested: string, opts: { archive: boolean; apply: boolean; now: Date }): Promise<OperatorFlipRow> {
   const r = await store.resolve(requested);
   const rec = r.kind === "id" ? await store.getRaw(r.id) : undefined;
   if (!rec) return { requested, id: "", outcome: "not_found" };

@@ -1101,7 +1101,8 @@ export class EmbeddedStore implements Store, MigrationStore {
     if (this.db.open) this.accessCounts.note(id, at);
   }
 
-  flushAccess(): void {
+  /** In-process, so the counts are written when this returns; the promise is the port's. */
+  async flushAccess(): Promise<void> {
     this.accessCounts.flush();
   }
 

@@ -137,8 +137,11 @@ export interface Store {
    * always before close() returns.
    */
   noteAccess(id: string, at: string): void;
-  /** Writes every counted read now. */
-  flushAccess(): void;
+  /**
+   * Writes every counted read now; resolves once they are written, so a
+   * store that writes over the network has finished when it resolves.
+   */
+  flushAccess(): Promise<void>;
 
   /** Whole-store schema-version histogram (no owner filter). */
   schemaHistogram(): Promise<SchemaHistogram>;

@@ -361,7 +361,7 @@ export function storeConformance(name: string, factory: StoreHarnessFactory): vo
       a.noteAccess(rec(100).id, "2026-06-01T12:00:01.000Z");
       a.noteAccess(rec(100).id, "2026-06-01T12:00:02.000Z");
       await b.replace({ ...(await b.getRaw(rec(100).id))!, content: "written meanwhile" });
-      a.flushAccess();
+      await a.flushAccess();
       expect(await b.getRaw(rec(100).id)).toMatchObject({ access_count: 2, last_accessed_at: "2026-06-01T12:00:02.000Z", content: "written meanwhile" });
       const c = await h.open();
       c.noteAccess(rec(100).id, "2026-06-01T12:00:03.000Z");

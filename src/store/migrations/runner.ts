@@ -106,7 +106,8 @@ export async function migrate(
 ): Promise<MigrateReport> {
   const steps = opts.steps ?? STEPS;
   const budget = budgetOf(opts.batch, opts.batchBytes);
-  const pinned = await store.pinBelow(opts.target);
+  // A preview only counts: pinning is a write on a store that keeps the pin in its records (Qdrant).
+  const pinned = opts.apply ? await store.pinBelow(opts.target) : await store.countBelow(opts.target, false);
   const report: MigrateReport = {
     target: opts.target,
     dry_run: !opts.apply,

@@ -1,4 +1,5 @@
 export { QdrantStore, type QdrantStoreOptions } from "./qdrant-store.js";
+export { QdrantMigrationStore } from "./qdrant-migration-store.js";
 export { ensureCollection, withSetupRetry } from "./collection-setup.js";
 export {
   CLAIM_LEASE_MS,
@@ -10,6 +11,7 @@ export {
   LEXICAL_VECTOR,
   MAX_PAGE,
   META_PREFIX,
+  MIGRATION_PIN_INDEX,
   MIN_QDRANT_VERSION,
   OPTIONAL_GATE_KEYS,
   PAYLOAD_INDEXES,

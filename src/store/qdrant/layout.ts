@@ -18,7 +18,7 @@ export function physicalCollectionName(alias: string, generation = 1): string {
 export const DENSE_VECTOR = "dense";
 export const LEXICAL_VECTOR = "lexical";
 
-/** Payload keys engram derives on every write and strips on every read. */
+/** Payload keys only the store writes (on every write, or by a supersede or a migration) and strips on every read. */
 export const DERIVED_KEYS = {
   /** `kind\u0000ref` of every citation: citation-edge lookups. */
   citationKeys: "citation_keys",
@@ -27,7 +27,12 @@ export const DERIVED_KEYS = {
   /** A supersede's claim on a target: the new record's id and the lease's end (Unix ms). */
   claimBy: "claim_by",
   claimUntil: "claim_until",
+  /** The run token of the migration that pinned the record into its backlog (see qdrant-migration-store.ts). */
+  migratePin: "migrate_pin",
 } as const;
+
+/** The pin's index: a migration filters on it, and creates it on a collection made before it existed. */
+export const MIGRATION_PIN_INDEX = { key: DERIVED_KEYS.migratePin, schema: "keyword" } as const;
 
 /**
  * Every payload key a filter or a conditional write names, with its index.
@@ -51,6 +56,7 @@ export const PAYLOAD_INDEXES = [
   { key: "schema_version", schema: "integer" },
   { key: "revision", schema: "keyword" },
   { key: DERIVED_KEYS.claimUntil, schema: "integer" },
+  MIGRATION_PIN_INDEX,
 ] as const;
 
 /** Gate keys that are absent when unset, never "" (is_empty is false for ""). */

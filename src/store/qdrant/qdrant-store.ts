@@ -23,6 +23,7 @@ import {
 } from "./layout.js";
 import { attrsOf, decodePayload, encodePayload, type Payload } from "./point-payload.js";
 import { mapQdrantError, type QdrantAccess } from "./qdrant-fault.js";
+import { QdrantMigrationStore } from "./qdrant-migration-store.js";
 import { queryFilter, readFilter, type QCondition, type QFilter } from "./record-query-filter.js";
 import { documentSparse, querySparse, type SparseVector } from "./sparse-vector.js";
 
@@ -97,8 +98,7 @@ export class QdrantStore implements Store {
 
   async close(): Promise<void> {
     if (this.closed) return;
-    this.flushAccess();
-    await this.accessWrite;
+    await this.flushAccess();
     this.closed = true;
   }
 
@@ -452,21 +452,26 @@ export class QdrantStore implements Store {
       if (at > w.at) w.at = at;
     }
     if (!this.accessTimer) {
-      this.accessTimer = setTimeout(() => this.flushAccess(), 1000);
+      this.accessTimer = setTimeout(() => void this.flushAccess(), 1000);
       this.accessTimer.unref();
     }
   }
 
-  /** Starts writing every counted read; close() waits for it. */
-  flushAccess(): void {
+  /**
+   * Writes every counted read; resolves once they, and every flush started
+   * before, are written. A count that cannot be written is dropped, as a
+   * read must never fail for its counter.
+   */
+  flushAccess(): Promise<void> {
     if (this.accessTimer) clearTimeout(this.accessTimer);
     this.accessTimer = undefined;
-    if (this.access.size === 0) return;
+    if (this.access.size === 0) return this.accessWrite;
     const entries = [...this.access];
     this.access.clear();
     this.accessWrite = this.accessWrite.then(async () => {
       for (const [id, w] of entries) await this.addAccess(id, w.count, w.at).catch(() => undefined);
     });
+    return this.accessWrite;
   }
 
   /** Adds counted reads to one record by compare-and-swap on its revision, keeping its schema version. */
@@ -486,6 +491,13 @@ export class QdrantStore implements Store {
       );
       if ((await this.storedState(id))?.revision === rev) return;
     }
+  }
+
+  // ---- migrations ------------------------------------------------------------
+
+  /** The migration engine's view of this store's collection, for the operator verbs. */
+  migrationStore(): QdrantMigrationStore {
+    return new QdrantMigrationStore(this.client, this.alias, this.budget);
   }
 
   // ---- meta ------------------------------------------------------------------
