@@ -123,12 +123,17 @@ class QdrantReindex {
     this.report = { dry_run: !opts.apply, from_identity: "", to_identity: this.to, records: 0, pending: 0, reembedded: 0, already_done: 0 };
   }
 
-  /** Every client call goes through here, so Qdrant faults read as the store-fault vocabulary (exit 5 or 6). */
+  /**
+   * Every client call goes through here, so Qdrant faults read as the
+   * store-fault vocabulary (exit 5 or 6). An --apply run is a write as a
+   * whole: a Qdrant that cannot be reached "cannot accept writes", as for
+   * `engram import`, whichever request found it down.
+   */
   private async q<T>(access: "read" | "write", fn: () => Promise<T>): Promise<T> {
     try {
       return await fn();
     } catch (err) {
-      throw mapQdrantError(err, access);
+      throw mapQdrantError(err, this.opts.apply ? "write" : access);
     }
   }
 
