@@ -6,12 +6,12 @@
  * record.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { ensureEmbedderIdentity } from "../src/app.js";
+import { ensureEmbedderIdentity, StartupError } from "../src/app.js";
 import { ANONYMOUS, createCore, DEFAULT_LIMITS, silentLogger, type Core } from "../src/core/index.js";
 import { FakeEmbedder, embeddingText } from "../src/embed/index.js";
 import type { MemoryRecord } from "../src/model/record.js";
 import type { ReindexProgress } from "../src/operator/index.js";
-import { REINDEX_META, reindexQdrant } from "../src/operator/index.js";
+import { MAX_CATCHUP_PASSES, REINDEX_META, ReindexBehindError, reindexQdrant } from "../src/operator/index.js";
 import { PAYLOAD_INDEXES, QdrantStore } from "../src/store/qdrant/index.js";
 import { startQdrantFake, type QdrantFake } from "./qdrant-fake/index.js";
 
@@ -246,6 +246,93 @@ describe("engram reindex on Qdrant", () => {
     });
     const fresh = await open(48);
     expect((await fresh.getRaw(ids[0]!))?.content).toBe("billing runs on postgres 17");
+  });
+
+  it("servers that never stop writing make the run stop without switching, after the catch-up bound; a rerun once they pause finishes", async () => {
+    const { serving, ids } = await seeded();
+    const NEW = new FakeEmbedder(48, "new-model");
+    let writes = 0;
+    const busy = await reindexQdrant(conn(), NEW, {
+      apply: true,
+      batch: 100,
+      settleMs: 0,
+      onProgress: async (p) => {
+        if (p.done === 0) return;
+        writes++;
+        await rewrite(serving, ids[writes % ids.length]!, `note number ${writes}`);
+      },
+    }).catch((e: unknown) => e);
+    expect(busy).toBeInstanceOf(ReindexBehindError);
+    // The first copy and every catch-up pass each met a fresh write.
+    expect(writes).toBe(MAX_CATCHUP_PASSES + 1);
+    expect(aliasTarget()).toBe("engram-g1");
+    await expect(ensureEmbedderIdentity(await open(32), OLD)).resolves.toBeUndefined();
+
+    const rerun = await reindexQdrant(conn(), NEW, { apply: true, settleMs: 0 });
+    expect(rerun).toMatchObject({ records: 7, pending: 1, already_done: 6, reembedded: 1 });
+    expect(aliasTarget()).toBe("engram-g2");
+    expect((await (await open(48)).getRaw(ids[writes % ids.length]!))?.content).toBe(`note number ${writes}`);
+  });
+
+  it("a half-filled generation left by a run for another embedder is dropped and filled again for this one", async () => {
+    const { ids } = await seeded();
+    const abandoned = await reindexQdrant(conn(), new FakeEmbedder(48, "new-model"), {
+      apply: true,
+      batch: 2,
+      settleMs: 0,
+      onProgress: (p) => {
+        if (p.done === 2) throw new Error("killed");
+      },
+    }).catch((e: unknown) => e);
+    expect((abandoned as Error).message).toBe("killed");
+    const OTHER = new FakeEmbedder(40, "other-model");
+    expect(await reindexQdrant(conn(), OTHER, { apply: false })).toMatchObject({ records: 7, pending: 7, already_done: 0 });
+    const report = await reindexQdrant(conn(), OTHER, { apply: true, settleMs: 0 });
+    expect(report).toMatchObject({ to_identity: "local:other-model:40", records: 7, pending: 7, reembedded: 7, already_done: 0 });
+    expect(aliasTarget()).toBe("engram-g2");
+    const fresh = await open(40);
+    await expect(ensureEmbedderIdentity(fresh, OTHER)).resolves.toBeUndefined();
+    expect((await Promise.all(ids.map((id) => fresh.getRaw(id)))).every((r) => r?.embedder_identity === "local:other-model:40")).toBe(true);
+  });
+
+  it("a model change at the same dimension also moves to the next generation, and the old model is then refused by the identity check", async () => {
+    const { ids } = await seeded();
+    const SAME = new FakeEmbedder(32, "new-model");
+    // Before the run, a server on the new model is refused: the collection still belongs to the old one.
+    expect(await ensureEmbedderIdentity(await open(32), SAME).catch((e: unknown) => e)).toBeInstanceOf(StartupError);
+    const report = await reindexQdrant(conn(), SAME, { apply: true, settleMs: 0 });
+    expect(report).toMatchObject({ from_identity: OLD_KEY, to_identity: "local:new-model:32", records: 7, reembedded: 7 });
+    expect(aliasTarget()).toBe("engram-g2");
+    const fresh = await open(32);
+    await expect(ensureEmbedderIdentity(fresh, SAME)).resolves.toBeUndefined();
+    const refused = await ensureEmbedderIdentity(fresh, OLD).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(StartupError);
+    expect((refused as Error).message).toContain("engram reindex");
+    expect((await fresh.getRaw(ids[4]!))?.embedder_identity).toBe("local:new-model:32");
+  });
+
+  it("a run killed right after the switch leaves the new generation served; its rerun drops the old one and clears the markers", async () => {
+    const { ids } = await seeded();
+    const NEW = new FakeEmbedder(48, "new-model");
+    const killed = await reindexQdrant(conn(), NEW, {
+      apply: true,
+      settleMs: 0,
+      onPhase: (phase) => {
+        if (phase === "switched") throw new Error("killed");
+      },
+    }).catch((e: unknown) => e);
+    expect((killed as Error).message).toBe("killed");
+    expect(aliasTarget()).toBe("engram-g2");
+    expect([...fake.state.collections.keys()].sort()).toEqual(["engram-g1", "engram-g2"]);
+    const serving = await open(48);
+    expect((await serving.getRaw(ids[1]!))?.embedder_identity).toBe(NEW_KEY);
+
+    const rerun = await reindexQdrant(conn(), NEW, { apply: true, settleMs: 0 });
+    expect(rerun).toEqual({ dry_run: false, from_identity: NEW_KEY, to_identity: NEW_KEY, records: 7, pending: 0, reembedded: 0, already_done: 0 });
+    expect([...fake.state.collections.keys()]).toEqual(["engram-g2"]);
+    const meta = fake.state.collections.get("engram-g2")!.metadata;
+    expect(meta[REINDEX_META.source] ?? null).toBeNull();
+    expect(meta[REINDEX_META.target] ?? null).toBeNull();
   });
 
   it("without a collection behind the alias there is nothing to reindex and nothing is made", async () => {
