@@ -146,11 +146,12 @@ export function registerOperatorReindex(program: Command): void {
     .command("reindex")
     .summary("re-embed every record with the configured embedder (preview unless --apply)")
     .description(
-      "Re-embed every record on the store under ENGRAM_DATA_DIR with the embedder the environment configures now, and record " +
-        `its identity, so the server starts on it. Without --apply it only counts what would change: ${RULES["destructive-requires-apply"].sentence}. ` +
-        "An interrupted run leaves the store refused by both embedders; run it again to finish. " +
-        "With ENGRAM_QDRANT_URL set it fills the collection's next generation beside the one servers keep serving and moves the " +
-        "alias there in one switch when every record is copied; an interrupted run changes nothing servers see, and a rerun continues it.",
+      "Re-embed every record with the embedder the environment configures now, and record its identity, so the server " +
+        "starts on it: the store under ENGRAM_DATA_DIR, or the Qdrant collection when ENGRAM_QDRANT_URL is set. " +
+        `Without --apply it only counts what would change: ${RULES["destructive-requires-apply"].sentence}. ` +
+        "On the embedded store an interrupted run leaves it refused by both embedders; run it again to finish. " +
+        "On Qdrant it fills the collection's next generation beside the one servers keep serving and moves the alias " +
+        "there in one switch when every record is copied; an interrupted run changes nothing servers see, and a rerun continues it.",
     )
     .option("--apply", "write: re-embed instead of previewing")
     .option("--dry-run", "preview explicitly (the default); cannot be combined with --apply");
