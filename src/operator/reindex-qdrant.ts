@@ -317,12 +317,12 @@ class QdrantReindex {
    * server's write on the new generation is never overwritten.
    */
   private async copyLateWrites(old: string, current: string, copied: ReadonlyMap<string, Stamp>): Promise<void> {
-    const before = await this.stamps(old);
-    const now = await this.stamps(current);
-    const late = [...before].filter(([id, s]) => {
+    const onOld = await this.stamps(old);
+    const onCurrent = await this.stamps(current);
+    const late = [...onOld].filter(([id, s]) => {
       const c = copied.get(id);
       if (c && c.rev === s.rev) return false;
-      return now.get(id)?.rev === c?.rev;
+      return onCurrent.get(id)?.rev === c?.rev;
     });
     for (const [id] of late) {
       const [point] = await this.reembed(await this.retrieve(old, [id]));
@@ -340,7 +340,7 @@ class QdrantReindex {
       this.report.reembedded++;
     }
     for (const [id, c] of copied) {
-      if (before.has(id) || now.get(id)?.rev !== c.rev) continue;
+      if (onOld.has(id) || onCurrent.get(id)?.rev !== c.rev) continue;
       // Deleted on the old generation after the last pass, untouched on the new one since.
       await this.q("write", () =>
         this.client.delete(current, { wait: true, ordering: "strong", filter: { must: [{ has_id: [id] }, revisionIs(c.rev)] } as never }),
