@@ -16,6 +16,7 @@ import {
   physicalCollectionName,
 } from "../src/store/qdrant/index.js";
 import { SETUP_BACKOFF_MS, SETUP_RETRIES } from "../src/store/qdrant/layout.js";
+import { MAX_CATCHUP_PASSES, REINDEX_META, SWITCH_SETTLE_MS, generationOf } from "../src/operator/reindex-qdrant.js";
 
 const RAW = readFileSync(new URL("../docs/qdrant.md", import.meta.url), "utf8");
 /** The prose with line breaks folded, so rewrapping a paragraph does not break the binding. */
@@ -54,5 +55,15 @@ describe("docs/qdrant.md says what the code does", () => {
     expect(RPC_BYTE_BUDGET).toBe(2 * 1024 * 1024);
     expect(DOC).toContain("no one response may carry more than 2 MiB");
     expect(DOC).toContain(`full records ${n(VIEW_CEILING_BYTES.full)} B, tags ${n(VIEW_CEILING_BYTES.tags)} B, keys ${VIEW_CEILING_BYTES.keys} B; at most ${MAX_PAGE}`);
+  });
+
+  it("describes reindex with the generation name, the markers, the catch-up bound and the settle time as the code has them", () => {
+    expect(generationOf("<alias>", physicalCollectionName("<alias>", 4))).toBe(4);
+    expect(physicalCollectionName("<alias>", 4 + 1)).toBe("<alias>-g5");
+    expect(DOC).toContain("It makes `<alias>-g<n+1>` (`n` from the collection the alias points at)");
+    expect(DOC).toContain(`marked \`${REINDEX_META.target}\` with the new identity and \`${REINDEX_META.source}\` with the generation it replaces`);
+    expect(DOC).toContain(`After ${MAX_CATCHUP_PASSES} catch-up passes that still find work it stops without switching (exit 5)`);
+    expect(DOC).toContain(`It waits ${SWITCH_SETTLE_MS / 1000} s for writes already under way on the old generation`);
+    expect(DOC).toContain("(`delete_alias` and `create_alias` in one actions list)");
   });
 });

@@ -1,11 +1,13 @@
+import { ConnectError } from "@connectrpc/connect";
 import { Option, type Command } from "commander";
+import type { Embedder } from "../embed/embedder.js";
 import { EXIT, RULES } from "../argerror/index.js";
 import type { ReindexProgress, ReindexReport } from "../operator/index.js";
 import type { OutputMode } from "./client-flags.js";
 import { usageError } from "./failure.js";
 import { addBatchSizeFlag, addOutputFlag, batchSize, Deadline, failure, outputMode, parseSweepTimeout, SweepTimeoutError, writeDocument } from "./operator-common.js";
 import { ProgressReporter, progressMode } from "./operator-progress.js";
-import { withOperatorStore } from "./operator-store.js";
+import { storeFaultExit, withOperatorStore } from "./operator-store.js";
 import { table } from "./text.js";
 import { dataDirOf } from "../data-dir.js";
 
@@ -41,44 +43,101 @@ async function runReindex(o: ReindexFlags): Promise<void> {
   if (o.apply && o.dryRun) throw usageError("--apply and --dry-run cannot be combined");
   const output = outputMode(o.output);
   const timeoutText = o.timeout ?? DEFAULT_REINDEX_TIMEOUT;
-  const timeoutMs = parseSweepTimeout(timeoutText);
-  const batch = batchSize(o.batchSize);
-  const apply = o.apply === true;
-  const progress = apply ? progressMode() : "off";
+  const run: RunSettings = {
+    apply: o.apply === true,
+    batch: batchSize(o.batchSize),
+    timeoutText,
+    timeoutMs: parseSweepTimeout(timeoutText),
+  };
+  const report = process.env.ENGRAM_QDRANT_URL ? await runOnQdrant(run, process.env) : await runOnEmbedded(run);
+  writeDocument(output, report, () => reindexText(report));
+}
+
+type RunSettings = { apply: boolean; batch: number; timeoutText: string; timeoutMs: number };
+
+/** The progress lines and the --timeout budget, the same on both stores. */
+function loopHooks(run: RunSettings) {
+  const reporter = new ProgressReporter(run.apply ? progressMode() : "off", "reembedded");
+  const deadline = new Deadline(run.timeoutMs, "reembedded");
+  const hooks = {
+    last: { done: 0, total: 0 } as ReindexProgress,
+    onProgress: (p: ReindexProgress) => {
+      hooks.last = p;
+      reporter.update(p.done, p.total);
+    },
+    between: () => {
+      if (deadline.expired()) throw new SweepTimeoutError("reembedded");
+    },
+    finish: () => reporter.finish(),
+  };
+  return hooks;
+}
+
+async function runOnEmbedded(run: RunSettings): Promise<ReindexReport> {
   const { reindex } = await import("../operator/reindex.js");
-  const report = await withOperatorStore(async ({ store, deps }) => {
-    const reporter = new ProgressReporter(progress, "reembedded");
-    const deadline = new Deadline(timeoutMs, "reembedded");
-    let last: ReindexProgress = { done: 0, total: 0 };
+  return withOperatorStore(async ({ store, deps }) => {
+    const hooks = loopHooks(run);
     try {
-      return await reindex(store, deps.embedder, {
-        apply,
-        batch,
-        dataDir: dataDirOf(process.env),
-        onProgress: (p) => {
-          last = p;
-          reporter.update(p.done, p.total);
-        },
-        between: () => {
-          if (deadline.expired()) throw new SweepTimeoutError("reembedded");
-        },
-      });
+      return await reindex(store, deps.embedder, { apply: run.apply, batch: run.batch, dataDir: dataDirOf(process.env), onProgress: hooks.onProgress, between: hooks.between });
     } catch (err) {
       if (err instanceof SweepTimeoutError) {
         throw failure(
           EXIT.timeout,
-          `--timeout ${timeoutText} ran out; the ${last.done} record(s) re-embedded in committed batches stay done; run \`engram reindex --apply\` again to continue`,
+          `--timeout ${run.timeoutText} ran out; the ${hooks.last.done} record(s) re-embedded in committed batches stay done; run \`engram reindex --apply\` again to continue`,
         );
       }
       if (err instanceof Error && err.name === "EmbedderError") throw failure(EXIT.unavailable, err.message);
       throw err;
     } finally {
-      reporter.finish();
+      hooks.finish();
       // A worker-backed embedder holds threads open; let the process end.
       await (deps.embedder as { close?: () => Promise<void> | void }).close?.();
     }
   });
-  writeDocument(output, report, () => reindexText(report));
+}
+
+/**
+ * With ENGRAM_QDRANT_URL set: the collection behind the alias is copied into
+ * the next generation and the alias moved (docs/qdrant.md, "Reindex"). The
+ * collection is opened without the dimension check `engram serve` makes,
+ * since another dimension is exactly what a reindex is for.
+ */
+async function runOnQdrant(run: RunSettings, env: NodeJS.ProcessEnv): Promise<ReindexReport> {
+  const [{ reindexQdrant }, { embedderFromEnv }] = await Promise.all([import("../operator/reindex-qdrant.js"), import("../embed/index.js")]);
+  let embedder: Embedder;
+  try {
+    embedder = embedderFromEnv(env);
+  } catch (err) {
+    throw failure(EXIT.usage, err instanceof Error ? err.message : String(err));
+  }
+  const hooks = loopHooks(run);
+  try {
+    return await reindexQdrant(
+      { url: env.ENGRAM_QDRANT_URL!, apiKey: env.ENGRAM_QDRANT_API_KEY || undefined, collection: env.ENGRAM_QDRANT_COLLECTION || undefined },
+      embedder,
+      { apply: run.apply, batch: run.batch, onProgress: hooks.onProgress, between: hooks.between },
+    );
+  } catch (err) {
+    if (err instanceof SweepTimeoutError) {
+      throw failure(
+        EXIT.timeout,
+        `--timeout ${run.timeoutText} ran out; the ${hooks.last.done} record(s) re-embedded into the next generation stay there and servers still serve the old one; run \`engram reindex --apply\` again to continue`,
+      );
+    }
+    throw qdrantFailure(err);
+  } finally {
+    hooks.finish();
+    await (embedder as { close?: () => Promise<void> | void }).close?.();
+  }
+}
+
+/** A Qdrant run's errors in the exit table: a refused deployment is usage, a store that cannot take it now is 5, a store timeout 6. */
+function qdrantFailure(err: unknown): unknown {
+  if (!(err instanceof Error)) return err;
+  if (err.name === "QdrantSetupError") return failure(EXIT.usage, err.message);
+  if (err.name === "EmbedderError" || err.name === "ReindexBehindError") return failure(EXIT.unavailable, err.message);
+  const exit = storeFaultExit(err);
+  return exit === undefined ? err : failure(exit, err instanceof ConnectError ? err.rawMessage : err.message);
 }
 
 export function registerOperatorReindex(program: Command): void {
@@ -86,9 +145,12 @@ export function registerOperatorReindex(program: Command): void {
     .command("reindex")
     .summary("re-embed every record with the configured embedder (preview unless --apply)")
     .description(
-      "Re-embed every record on the store under ENGRAM_DATA_DIR with the embedder the environment configures now, and record " +
-        `its identity, so the server starts on it. Without --apply it only counts what would change: ${RULES["destructive-requires-apply"].sentence}. ` +
-        "An interrupted run leaves the store refused by both embedders; run it again to finish.",
+      "Re-embed every record with the embedder the environment configures now, and record its identity, so the server " +
+        "starts on it: the store under ENGRAM_DATA_DIR, or the Qdrant collection when ENGRAM_QDRANT_URL is set. " +
+        `Without --apply it only counts what would change: ${RULES["destructive-requires-apply"].sentence}. ` +
+        "On the embedded store an interrupted run leaves it refused by both embedders; run it again to finish. " +
+        "On Qdrant it fills the collection's next generation beside the one servers keep serving and moves the alias " +
+        "there in one switch when every record is copied; an interrupted run changes nothing servers see, and a rerun continues it.",
     )
     .option("--apply", "write: re-embed instead of previewing")
     .option("--dry-run", "preview explicitly (the default); cannot be combined with --apply");

@@ -110,7 +110,7 @@ export type ServingStore = {
 };
 
 /** The vocabulary's exit status for a store fault raised while a verb ran (Qdrant gone, a timeout); undefined for anything else. */
-function storeFaultExit(err: unknown): ExitCode | undefined {
+export function storeFaultExit(err: unknown): ExitCode | undefined {
   const e = err as { name?: unknown; code?: unknown; unavailable?: unknown } | null;
   if (e?.unavailable !== undefined) return EXIT.unavailable;
   if (e?.name === "ConnectError" && typeof e.code === "number") return exitForConnectCode(e.code as Code);

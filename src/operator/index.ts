@@ -13,3 +13,5 @@ export { EXPORT_FORMAT, EXPORT_FORMAT_VERSION, LineError, canonicalJson, headerL
 export type { ExportHeader, ExportedRecord } from "./export-format.js";
 export { backupStore, BackupTargetExists } from "./backup.js";
 export type { BackupReport } from "./backup.js";
+export { reindexQdrant, generationOf, ReindexBehindError, REINDEX_META, MAX_CATCHUP_PASSES, SWITCH_SETTLE_MS } from "./reindex-qdrant.js";
+export type { QdrantConnection, QdrantReindexOptions } from "./reindex-qdrant.js";

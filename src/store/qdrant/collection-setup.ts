@@ -32,7 +32,7 @@ export async function withSetupRetry<T>(step: () => Promise<T>): Promise<T> {
 }
 
 /** The collection an alias points at, if it exists. */
-async function aliasTarget(client: QdrantClient, alias: string): Promise<string | undefined> {
+export async function aliasTarget(client: QdrantClient, alias: string): Promise<string | undefined> {
   const { aliases } = await withSetupRetry(() => client.getAliases());
   return aliases.find((a) => a.alias_name === alias)?.collection_name;
 }
@@ -53,6 +53,20 @@ export async function ensureCollection(client: QdrantClient, alias: string, dim:
     return existing;
   }
   const name = physicalCollectionName(alias);
+  await createLayout(client, name, dim);
+  await withSetupRetry(() => client.updateCollectionAliases({ actions: [{ create_alias: { collection_name: name, alias_name: alias } }] }));
+  return name;
+}
+
+/**
+ * Makes one physical collection in engram's layout: the named vectors, strict
+ * mode, every payload index, then the metadata (dimension, layout, and any
+ * extra keys the caller adds). Idempotent: a 409 on create is another
+ * starter's success, and the collection it finds must be made for `dim`.
+ * Both a first start and `engram reindex`'s next generation are made here,
+ * so the two cannot drift apart.
+ */
+export async function createLayout(client: QdrantClient, name: string, dim: number, metadata: Record<string, unknown> = {}): Promise<void> {
   try {
     await client.createCollection(name, {
       vectors: { [DENSE_VECTOR]: { size: dim, distance: "Cosine" } },
@@ -68,10 +82,8 @@ export async function ensureCollection(client: QdrantClient, alias: string, dim:
   }
   // The 1.16-1.18 client's createCollection drops `metadata`; a PATCH carries it.
   await withSetupRetry(() =>
-    client.updateCollection(name, { metadata: { [COLLECTION_META.dim]: dim, [COLLECTION_META.layout]: LAYOUT_VERSION } }),
+    client.updateCollection(name, { metadata: { ...metadata, [COLLECTION_META.dim]: dim, [COLLECTION_META.layout]: LAYOUT_VERSION } }),
   );
-  await withSetupRetry(() => client.updateCollectionAliases({ actions: [{ create_alias: { collection_name: name, alias_name: alias } }] }));
-  return name;
 }
 
 /** Refuses a collection made for another dimension or layout, before anything is served from it. */

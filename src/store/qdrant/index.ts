@@ -1,6 +1,6 @@
 export { QdrantStore, type QdrantStoreOptions } from "./qdrant-store.js";
 export { QdrantMigrationStore } from "./qdrant-migration-store.js";
-export { ensureCollection, withSetupRetry } from "./collection-setup.js";
+export { aliasTarget, createLayout, ensureCollection, withSetupRetry } from "./collection-setup.js";
 export {
   CLAIM_LEASE_MS,
   COLLECTION_META,
