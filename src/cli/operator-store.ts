@@ -148,8 +148,10 @@ export async function withServingStore<T>(fn: (t: ServingStore) => Promise<T>, e
     throw err;
   }
   try {
-    const qdrant = store as unknown as { migrationStore(): MigrationStore & { snapshot(): Promise<{ collection: string; snapshot: string }> } };
-    const migrations = qdrant.migrationStore();
+    const { QdrantStore } = await import("../store/qdrant/index.js");
+    // openServingStore opens Qdrant whenever ENGRAM_QDRANT_URL is set, which is the only way here.
+    if (!(store instanceof QdrantStore)) throw new Error("ENGRAM_QDRANT_URL is set but the serving store is not Qdrant");
+    const migrations = store.migrationStore();
     const deps: CoreDeps = { store, embedder, limits, now: () => new Date(), log: silentLogger };
     return await fn({ store, embedder, deps, migrations, snapshot: () => migrations.snapshot() });
   } catch (err) {
