@@ -4,6 +4,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { childStoreEnv } from "./helpers/test-store.js";
 
 /**
  * `npm start` runs `engram serve`: this starts the real binary as a child
@@ -31,7 +32,7 @@ describe("engram serve as a child process", () => {
     url = `http://127.0.0.1:${port}`;
     child = spawn(process.execPath, ["bin/engram.js", "serve"], {
       cwd: ROOT,
-      env: { ...process.env, ENGRAM_DATA_DIR: mkdtempSync(join(tmpdir(), "engram-serve-")), ENGRAM_LISTEN_ADDR: `127.0.0.1:${port}` },
+      env: { ...process.env, ...(await childStoreEnv(mkdtempSync(join(tmpdir(), "engram-serve-")))), ENGRAM_LISTEN_ADDR: `127.0.0.1:${port}` },
       stdio: ["ignore", "pipe", "pipe"],
     });
     child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
