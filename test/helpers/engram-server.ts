@@ -35,7 +35,7 @@ export type TestServer = {
 export async function startTestServer(opts: { env?: Record<string, string>; embedder?: Embedder } = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), "engram-test-"));
   const embedder = opts.embedder ?? new FakeEmbedder(64);
-  const { store, env: storeEnv } = await openTestStore({ dataDir, dim: embedder.identity.dim });
+  const { store, env: storeEnv } = await openTestStore({ dataDir, dim: embedder.identity.dim, env: opts.env });
   const log = captureLog();
   const running = await serve({
     listenAddr: "127.0.0.1:0",

@@ -1,4 +1,4 @@
-import { describe } from "vitest";
+import { openServingStore } from "../../src/app.js";
 import type { Logger } from "../../src/core/index.js";
 import { EmbeddedStore } from "../../src/store/embedded-store.js";
 import { QdrantStore } from "../../src/store/qdrant/index.js";
@@ -57,25 +57,20 @@ export type TestStore = {
   env: Record<string, string>;
 };
 
-/** The store of one test server: embedded in `dataDir`, or a fresh collection on the file's fake. */
-export async function openTestStore(opts: { dataDir: string; dim: number; log?: Logger }): Promise<TestStore> {
+/**
+ * The store of one test server: embedded in `dataDir`, or a fresh collection
+ * on the file's fake, opened the way `engram serve` opens it from its
+ * environment (`env` is the server's own settings), so what a deployment's
+ * settings do to the Qdrant store they do here too.
+ */
+export async function openTestStore(opts: { dataDir: string; dim: number; log?: Logger; env?: Record<string, string> }): Promise<TestStore> {
   if (!ON_QDRANT_FAKE) {
     return { store: EmbeddedStore.open({ dataDir: opts.dataDir, dim: opts.dim, log: opts.log }), env: { ENGRAM_DATA_DIR: opts.dataDir } };
   }
   const fake = await fileQdrantFake();
-  const collection = QdrantStore.uniqueCollection("e2e");
-  const store = await QdrantStore.open({ url: fake.url, collection, dim: opts.dim, log: opts.log });
-  return { store, env: { ENGRAM_DATA_DIR: opts.dataDir, ENGRAM_QDRANT_URL: fake.url, ENGRAM_QDRANT_COLLECTION: collection } };
-}
-
-/**
- * A describe block that only means something on the embedded store (it reads
- * or breaks the SQLite file itself). On the Qdrant fake it is skipped, and
- * the skip is said out loud with its reason, never silent.
- */
-export function describeEmbeddedOnly(name: string, reason: string, body: () => void): void {
-  if (ON_QDRANT_FAKE) console.log(`${name}: SKIPPED on the Qdrant fake: ${reason}`);
-  describe.skipIf(ON_QDRANT_FAKE)(ON_QDRANT_FAKE ? `${name} (embedded store only: ${reason})` : name, body);
+  const env = { ENGRAM_DATA_DIR: opts.dataDir, ENGRAM_QDRANT_URL: fake.url, ENGRAM_QDRANT_COLLECTION: QdrantStore.uniqueCollection("e2e") };
+  const store = await openServingStore({ ...opts.env, ...env }, opts.dim, opts.log);
+  return { store, env };
 }
 
 /** The embedded store behind a test server, for a file that is about the SQLite file itself. */

@@ -10,7 +10,7 @@ import { closeFileQdrantFake, newSchemaViolations } from "../helpers/test-store.
 const fail = async (when: string): Promise<void> => {
   const found = await newSchemaViolations();
   if (found.length > 0) {
-    throw new Error(`${found.length} request(s) ${when} were outside Qdrant's schema; the first: ${JSON.stringify(found[0])}`);
+    throw new Error(`${found.length} violation(s) of Qdrant's schema by requests ${when} (one per schema version each request fails); the first: ${JSON.stringify(found[0])}`);
   }
 };
 
