@@ -17,9 +17,12 @@ import { defineConfig } from "vitest/config";
  * - access-counts: the embedded access coalescer, read back from the file.
  * - export-import: `engram export` and `engram backup` read the SQLite file
  *   (the Qdrant side of import is export-import-qdrant, which runs always).
- * - cli-operator-migrate, cli-operator-spine-review, cli-reindex, reindex,
- *   spine-review: operator verbs on the embedded file; their Qdrant runs are
- *   their own files (qdrant-ops, qdrant-reindex).
+ * - cli-reindex, reindex, spine-review: operator verbs on the embedded file;
+ *   their Qdrant runs are their own files.
+ * cli-operator-migrate and cli-operator-spine-review run here for their usage
+ * refusals (with the Qdrant collection configured, which must get no request);
+ * their tests over the seeded SQLite file skip on the fake with the reason in
+ * their names.
  * - core-curation and the other unit and doc files: no server, no store choice.
  * The qdrant-* files and store-conformance-qdrant are on the fake already.
  */
@@ -28,6 +31,8 @@ const ON_QDRANT_FAKE = [
   "test/archive-restore.test.ts",
   "test/cli-client.test.ts",
   "test/cli-exit-codes.test.ts",
+  "test/cli-operator-migrate.test.ts",
+  "test/cli-operator-spine-review.test.ts",
   "test/cli-read-verbs.test.ts",
   "test/connect-decode.test.ts",
   "test/connect-e2e.test.ts",

@@ -89,3 +89,19 @@ export async function childStoreEnv(dataDir: string): Promise<Record<string, str
   const fake = await fileQdrantFake();
   return { ENGRAM_DATA_DIR: dataDir, ENGRAM_QDRANT_URL: fake.url, ENGRAM_QDRANT_COLLECTION: QdrantStore.uniqueCollection("e2e-child") };
 }
+
+/**
+ * The name of a test or block that is about the embedded SQLite file, for a
+ * `describe.skipIf(ON_QDRANT_FAKE)` / `it.skipIf(ON_QDRANT_FAKE)`: on the fake
+ * the skip carries its reason in the report, never silently.
+ */
+export function embeddedOnly(name: string, reason: string): string {
+  return ON_QDRANT_FAKE ? `${name} [embedded store only: ${reason}]` : name;
+}
+
+/** How many requests the file's fake got for the collection a child was given (0 off the fake). */
+export async function qdrantRequestsFor(env: Record<string, string>): Promise<number> {
+  const collection = env.ENGRAM_QDRANT_COLLECTION;
+  if (!ON_QDRANT_FAKE || collection === undefined) return 0;
+  return (await fileQdrantFake()).requests.filter((r) => r.collection === collection).length;
+}
