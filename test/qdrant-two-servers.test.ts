@@ -4,7 +4,9 @@ import { join } from "node:path";
 import { Code, ConnectError, createClient, type Client } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LOCAL_IDENTITY } from "../src/embed/local-embedder.js";
 import { EngramService } from "../src/gen/engram/v1/engram_pb.js";
+import { QdrantStore } from "../src/store/qdrant/index.js";
 import { startQdrantFake, type QdrantFake } from "./qdrant-fake/index.js";
 import { startServeProcess, type ServeProcess } from "./helpers/serve-process.js";
 
@@ -35,9 +37,8 @@ describe("two engram serve processes on one Qdrant collection", { timeout: 180_0
   }, 180_000);
 
   afterAll(async () => {
-    const codes = await Promise.all(servers.map((s) => s.stop()));
+    await Promise.all(servers.map((s) => s.stop()));
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
-    expect(codes).toEqual(servers.map(() => 0));
     expect(fake.schemaViolations).toEqual([]);
     await fake.close();
   });
@@ -105,5 +106,18 @@ describe("two engram serve processes on one Qdrant collection", { timeout: 180_0
     ]);
     expect(same[1].id).toBe(same[0].id);
     expect((await clients[1]!.listMemories({ scope: "repo:keyed-same" })).total).toBe(1n);
+  });
+
+  it("gets counted on both servers all land: after both stop cleanly, the record's access count is the sum", async () => {
+    const stored = await clients[0]!.storeMemory({ content: "read from both sides", scope: "repo:counted", source: "user-said", category: "convention" });
+    await Promise.all(Array.from({ length: 20 }, (_, i) => clients[i % 2]!.getMemory({ id: stored.id })));
+    // Each server batches its counts and writes them on its own (compare-and-swap per record); a clean stop flushes them.
+    expect(await Promise.all(servers.map((s) => s.stop()))).toEqual([0, 0]);
+    const store = await QdrantStore.open({ url: fake.url, collection: "two-servers", dim: LOCAL_IDENTITY.dim });
+    try {
+      expect((await store.getRaw(stored.id))?.access_count).toBe(20);
+    } finally {
+      await store.close();
+    }
   });
 });
