@@ -5,7 +5,7 @@ import { Code, ConnectError, createClient, type Client } from "@connectrpc/conne
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LOCAL_IDENTITY } from "../src/embed/local-embedder.js";
-import { EngramService } from "../src/gen/engram/v1/engram_pb.js";
+import { EngramService, Visibility } from "../src/gen/engram/v1/engram_pb.js";
 import { QdrantStore } from "../src/store/qdrant/index.js";
 import { startQdrantFake, type QdrantFake } from "./qdrant-fake/index.js";
 import { startServeProcess, type ServeProcess } from "./helpers/serve-process.js";
@@ -106,6 +106,34 @@ describe("two engram serve processes on one Qdrant collection", { timeout: 180_0
     ]);
     expect(same[1].id).toBe(same[0].id);
     expect((await clients[1]!.listMemories({ scope: "repo:keyed-same" })).total).toBe(1n);
+  });
+
+  it("an update through one server and a visibility change and an archive through the other, all at once, all land", async () => {
+    const ids = await Promise.all(
+      Array.from({ length: 10 }, async (_, i) => (await clients[i % 2]!.storeMemory({ content: `shared note ${i}`, scope: "repo:mixed", source: "user-said", category: "convention" })).id),
+    );
+    await Promise.all(
+      ids.flatMap((id, i) => [
+        clients[0]!.updateMemory({ id, tags: [`t-${i}`], updateMask: { paths: ["tags"] } }),
+        clients[1]!.setVisibility({ id, visibility: Visibility.SHARED }),
+        clients[1]!.archiveMemory({ ids: [id] }),
+      ]),
+    );
+    for (const [i, id] of ids.entries()) {
+      const m = (await clients[i % 2]!.getMemory({ id })).memory!;
+      expect({ tags: m.tags, visibility: m.visibility, archived: m.archivedAt !== undefined }, id).toEqual({ tags: [`t-${i}`], visibility: "shared", archived: true });
+    }
+  });
+
+  it("an update racing a supersede of the same record from the other server never wipes superseded_by", async () => {
+    for (let i = 0; i < 5; i++) {
+      const old = await clients[0]!.storeMemory({ content: `head ${i}`, scope: "repo:race-update", source: "user-said", category: "decision" });
+      const [, next] = await Promise.all([
+        clients[0]!.updateMemory({ id: old.id, tags: ["edited"], updateMask: { paths: ["tags"] } }).catch((e: unknown) => ConnectError.from(e)),
+        clients[1]!.supersedeMemory({ content: `head ${i} again`, scope: "repo:race-update", source: "user-said", category: "decision", supersedes: [old.id] }),
+      ]);
+      expect((await clients[0]!.getMemory({ id: old.id })).memory?.supersededBy).toBe(next.id);
+    }
   });
 
   it("gets counted on both servers all land: after both stop cleanly, the record's access count is the sum", async () => {
