@@ -1,14 +1,89 @@
 import { defineConfig } from "vitest/config";
 
+/**
+ * The end-to-end files that run a second time with every server they start
+ * on the loopback Qdrant fake (ENGRAM_TEST_STORE=qdrant-fake; see
+ * test/helpers/test-store.ts): every Connect, MCP, CLI-client and server
+ * file whose behaviour does not depend on the embedded SQLite file.
+ *
+ * Embedded-only, and why:
+ * - storage-faults-start, storage-faults-disk-full, storage-faults-shutdown:
+ *   they break the SQLite file itself (tmpfs full, read-only, damaged).
+ * - storage-layout-upgrade, migrations, write-path-gate, embedded-store,
+ *   store-conformance-embedded, data-dir: the embedded file's layout, codec path
+ *   and migration internals.
+ * - vector-index, vector-snapshot-catch-up: the embedded store's in-process
+ *   vector index and its snapshot file.
+ * - access-counts: the embedded access coalescer, read back from the file.
+ * - export-import: `engram export` and `engram backup` read the SQLite file
+ *   (the Qdrant side of import is export-import-qdrant, which runs always).
+ * - cli-reindex, reindex, spine-review: operator verbs on the embedded file;
+ *   their Qdrant runs are their own files.
+ * cli-operator-migrate and cli-operator-spine-review run here for their usage
+ * refusals (with the Qdrant collection configured, which must get no request);
+ * their tests over the seeded SQLite file skip on the fake with the reason in
+ * their names.
+ * - core-curation and the other unit and doc files: no server, no store choice.
+ * The qdrant-* files and store-conformance-qdrant are on the fake already.
+ */
+const ON_QDRANT_FAKE = [
+  "test/test-store.test.ts",
+  "test/archive-restore.test.ts",
+  "test/cli-client.test.ts",
+  "test/cli-exit-codes.test.ts",
+  "test/cli-operator-migrate.test.ts",
+  "test/cli-operator-spine-review.test.ts",
+  "test/cli-read-verbs.test.ts",
+  "test/connect-decode.test.ts",
+  "test/connect-e2e.test.ts",
+  "test/connect-validation-curation.test.ts",
+  "test/connect-validation.test.ts",
+  "test/embed-pool.test.ts",
+  "test/embed-unavailable.test.ts",
+  "test/fuzz-connect.test.ts",
+  "test/fuzz-mcp.test.ts",
+  "test/grpc-reflection.test.ts",
+  "test/listener-limits.test.ts",
+  "test/mcp-arguments.test.ts",
+  "test/mcp-clients-doc.test.ts",
+  "test/mcp-e2e.test.ts",
+  "test/mcp-parity.test.ts",
+  "test/mcp-tools.test.ts",
+  "test/metrics.test.ts",
+  "test/origin.test.ts",
+  "test/reference-answers.test.ts",
+  "test/response-budget.test.ts",
+  "test/search-recall.test.ts",
+  "test/serve-binary.test.ts",
+  "test/supersede.test.ts",
+  "test/ui-console.test.ts",
+  "test/write-closure.test.ts",
+];
+
+const shared = {
+  // The CLI under test is the compiled dist/: build it (incrementally) before any file runs.
+  globalSetup: ["test/setup/build-dist.ts"],
+  testTimeout: 60_000,
+  hookTimeout: 120_000,
+};
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
-    // The CLI under test is the compiled dist/: build it (incrementally) before any file runs.
-    globalSetup: ["test/setup/build-dist.ts"],
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
     // End-to-end suites start real servers and child processes; two cores
     // are all a CI machine has, so keep file-level parallelism modest.
     maxWorkers: 2,
+    // One `npm test` reports both runs (CI reads one JSON report).
+    projects: [
+      { test: { ...shared, name: "embedded", include: ["test/**/*.test.ts"] } },
+      {
+        test: {
+          ...shared,
+          name: "qdrant-fake",
+          include: ON_QDRANT_FAKE,
+          env: { ENGRAM_TEST_STORE: "qdrant-fake" },
+          setupFiles: ["test/setup/qdrant-fake-file.ts"],
+        },
+      },
+    ],
   },
 });

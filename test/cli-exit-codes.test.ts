@@ -20,6 +20,7 @@ import { EXIT, EXIT_TABLE, parse, ruleError } from "../src/argerror/index.js";
 import { EmbeddedStore } from "../src/store/embedded-store.js";
 import { CURRENT_SCHEMA_VERSION } from "../src/store/schema-version.js";
 import { startTestServer, type TestServer } from "./helpers/engram-server.js";
+import { childStoreEnv, ON_QDRANT_FAKE } from "./helpers/test-store.js";
 
 const REPO = fileURLToPath(new URL("..", import.meta.url));
 
@@ -471,6 +472,15 @@ const EXPECTED_ROW_COUNT = 57;
 /** Statuses no row can produce yet, and the command that will; empty since the operator verbs landed. */
 const PENDING_ROWS: { name: string; exit: number; waitsFor: string }[] = [];
 
+/**
+ * On the Qdrant fake the operator rows that read the seeded record still run,
+ * on the embedded operator store they were seeded into, and say so in their
+ * name; the Qdrant runs of those verbs are their own files.
+ */
+const RUN_ROWS: Row[] = ON_QDRANT_FAKE
+  ? ROWS.map((r) => (r.env?.ENGRAM_DATA_DIR === "{operatorDataDir}" ? { ...r, name: `${r.name} (operator store: embedded)` } : r))
+  : ROWS;
+
 // Every row is a real child process; on a loaded two-core machine they can be slow.
 describe("engram exit statuses", { timeout: 180_000 }, () => {
   let server: TestServer;
@@ -480,6 +490,7 @@ describe("engram exit statuses", { timeout: 180_000 }, () => {
   let untouched: Hung;
   let tmp: string;
   const placeholders: Record<string, string> = {};
+  let scratchStoreEnv: Record<string, string> = {};
 
   beforeAll(async () => {
     [server, auth, budget, hung, untouched] = await Promise.all([
@@ -494,6 +505,7 @@ describe("engram exit statuses", { timeout: 180_000 }, () => {
     placeholders.operatorDataDir = join(tmp, "operator-data");
     placeholders.workTree = join(tmp, "work-tree");
     placeholders.scratchDataDir = join(tmp, "scratch-data");
+    scratchStoreEnv = await childStoreEnv(placeholders.scratchDataDir);
     mkdirSync(placeholders.workTree);
     const store = EmbeddedStore.open({ dataDir: placeholders.operatorDataDir, dim: 512 });
     const vector = new Float32Array(512);
@@ -593,11 +605,13 @@ describe("engram exit statuses", { timeout: 180_000 }, () => {
 
   for (const p of PENDING_ROWS) it.todo(`${p.name} (waits for ${p.waitsFor})`);
 
-  it.concurrent.for(ROWS)("$name", async (row, { expect }) => {
+  it.concurrent.for(RUN_ROWS)("$name", async (row, { expect }) => {
     const url = urlOf(row.target);
     const fill = (a: string) => a.replace(/^\{(\w+)\}$/, (_, key: string) => placeholders[key] ?? a);
     const args = row.args.map(fill);
     const env = Object.fromEntries(Object.entries(row.env ?? {}).map(([k, v]) => [k, fill(v)]));
+    // A refusal that needs no records is made with the run's store configured: on the fake, a Qdrant collection.
+    if (row.env?.ENGRAM_DATA_DIR === "{scratchDataDir}") Object.assign(env, scratchStoreEnv);
     if (url !== undefined) {
       if (row.viaEnv) env.ENGRAM_SERVER_URL = url;
       else args.push("--server", url);

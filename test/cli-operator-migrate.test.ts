@@ -18,6 +18,9 @@ import { EmbeddedStore } from "../src/store/embedded-store.js";
 import type { MigrateReport, RevertReport } from "../src/store/migrations/index.js";
 import { CURRENT_SCHEMA_VERSION } from "../src/store/schema-version.js";
 import { syntheticRecord } from "./helpers/synthetic-record.js";
+import { childStoreEnv, embeddedOnly, ON_QDRANT_FAKE, qdrantRequestsFor } from "./helpers/test-store.js";
+
+const ON_FILE = "it seeds and reads the SQLite file; migrate on Qdrant is tested in its own file";
 
 const REPO = fileURLToPath(new URL("..", import.meta.url));
 /** With no ENGRAM_OPENAI_BASE_URL the CLI opens the store with the local embedder's dimension. */
@@ -130,7 +133,7 @@ function without(p: Record<string, unknown>, ...keys: string[]): Record<string, 
   return copy;
 }
 
-describe("engram migrate revert refusals", { timeout: 180_000 }, () => {
+describe.skipIf(ON_QDRANT_FAKE)(embeddedOnly("engram migrate revert refusals", ON_FILE), { timeout: 180_000 }, () => {
   it("migrate revert --to 0 --apply over v2 records exits 2 with the irreversible envelope and leaves the store file byte for byte unchanged", async () => {
     const dir = dataDir();
     await seed(dir, 50, 2);
@@ -243,7 +246,7 @@ describe("engram migrate revert refusals", { timeout: 180_000 }, () => {
   });
 });
 
-describe("engram migrate preview and status", { timeout: 180_000 }, () => {
+describe.skipIf(ON_QDRANT_FAKE)(embeddedOnly("engram migrate preview and status", ON_FILE), { timeout: 180_000 }, () => {
   it("migrate without --apply reports would_migrate and writes nothing", async () => {
     const dir = dataDir();
     await seed(dir, 30, 1);
@@ -296,7 +299,9 @@ describe("engram migrate preview and status", { timeout: 180_000 }, () => {
     expect(JSON.parse(run.stdout)).toMatchObject({ absent: 7, future_total: 2, total: 17, pending: 12 });
     expect(fingerprint(dir)).toEqual(before);
   });
+});
 
+describe("engram migrate usage refusals", { timeout: 180_000 }, () => {
   type Row = { name: string; args: string[]; line: string };
   const ROWS: Row[] = [
     { name: "revert without --to", args: ["migrate", "revert"], line: "engram: --to <v> is required" },
@@ -313,14 +318,17 @@ describe("engram migrate preview and status", { timeout: 180_000 }, () => {
 
   it.concurrent.for(ROWS)("$name exits 2 with its exact text before opening the store", async (row, { expect }) => {
     const dir = join(dataDir(), "never-created");
-    const run = await runEngram(row.args, { ENGRAM_DATA_DIR: dir });
+    // On the fake the run's Qdrant collection is configured too, and must not be asked anything either.
+    const env = await childStoreEnv(dir);
+    const run = await runEngram(row.args, env);
     expect({ code: run.code, stdout: run.stdout }).toEqual({ code: EXIT.usage, stdout: "" });
     expect(run.stderr.split("\n")).toContain(row.line);
     expect(existsSync(dir)).toBe(false);
+    expect(await qdrantRequestsFor(env)).toBe(0);
   });
 });
 
-describe("a migrate --apply killed mid-run", { timeout: 300_000 }, () => {
+describe.skipIf(ON_QDRANT_FAKE)(embeddedOnly("a migrate --apply killed mid-run", ON_FILE), { timeout: 300_000 }, () => {
   it("resumes on the next run: every record reaches the target, none is lost or duplicated, and no other key changes", async () => {
     const dir = dataDir();
     const n = 20_000;

@@ -17,8 +17,10 @@ import type { MemoryRecord } from "../src/core/index.js";
 import type { ScanReport, VerifyReport } from "../src/operator/index.js";
 import { EmbeddedStore } from "../src/store/embedded-store.js";
 import { CURRENT_SCHEMA_VERSION } from "../src/store/schema-version.js";
+import { childStoreEnv, embeddedOnly, ON_QDRANT_FAKE, qdrantRequestsFor } from "./helpers/test-store.js";
 
 const REPO = fileURLToPath(new URL("..", import.meta.url));
+const ON_FILE = "it reads the seeded SQLite file; spine-review on Qdrant is tested in its own file";
 const DIM = 512;
 
 type Run = { code: number | null; stdout: string; stderr: string };
@@ -90,6 +92,7 @@ describe("engram spine-review", { timeout: 180_000 }, () => {
   let dataDir: string;
   let workTree: string;
   let env: Record<string, string>;
+  let refusalEnv: Record<string, string>;
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), "engram-op-sr-"));
@@ -97,6 +100,8 @@ describe("engram spine-review", { timeout: 180_000 }, () => {
     mkdirSync(join(workTree, "src"));
     writeFileSync(join(workTree, "src", "here.ts"), "// header\nexport function here() {\n  return 1;\n}\n");
     env = { ENGRAM_DATA_DIR: dataDir };
+    // Refusals come before any store is opened: on the fake they run with the run's Qdrant collection configured instead.
+    refusalEnv = ON_QDRANT_FAKE ? await childStoreEnv(join(workTree, "no-store-here")) : env;
 
     const store = EmbeddedStore.open({ dataDir, dim: DIM });
     const v = new Float32Array(DIM);
@@ -123,7 +128,7 @@ describe("engram spine-review", { timeout: 180_000 }, () => {
   };
 
   describe("verify", () => {
-    it("--fail-on broken exits 7 when a cited file is missing from --work-tree, and the report names it without its excerpt", async () => {
+    it.skipIf(ON_QDRANT_FAKE)(embeddedOnly("--fail-on broken exits 7 when a cited file is missing from --work-tree, and the report names it without its excerpt", ON_FILE), async () => {
       const run = await runEngram(["spine-review", "verify", "--scope", "project:demo", "--work-tree", workTree, "--fail-on", "broken"], env);
       expect({ code: run.code, stderr: run.stderr }).toMatchObject({ code: EXIT.findings });
       expect(run.stderr).toContain("engram: verify found 1 citation(s) in tier broken (--fail-on broken)");
@@ -139,19 +144,20 @@ describe("engram spine-review", { timeout: 180_000 }, () => {
       for (const f of report.findings) expect(Object.keys(f)).not.toContain("excerpt");
     });
 
-    it("without --fail-on exits 0 whatever it finds", async () => {
+    it.skipIf(ON_QDRANT_FAKE)(embeddedOnly("without --fail-on exits 0 whatever it finds", ON_FILE), async () => {
       const run = await runEngram(["spine-review", "verify", "--all-scopes", "--work-tree", workTree], env);
       expect({ code: run.code, stderr: run.stderr }).toEqual({ code: EXIT.ok, stderr: "" });
       expect((JSON.parse(run.stdout) as VerifyReport).counts.broken).toBe(1);
     });
 
-    it("--fail-on names one tier: --fail-on moved exits 0 when only a broken citation exists", async () => {
+    it.skipIf(ON_QDRANT_FAKE)(embeddedOnly("--fail-on names one tier: --fail-on moved exits 0 when only a broken citation exists", ON_FILE), async () => {
       const run = await runEngram(["spine-review", "verify", "--scope", "project:demo", "--work-tree", workTree, "--fail-on", "moved"], env);
       expect({ code: run.code, stderr: run.stderr }).toEqual({ code: EXIT.ok, stderr: "" });
     });
 
     it("--fail-on with an unknown tier exits 2 with the enum envelope before opening the store", async () => {
       const run = await runEngram(["spine-review", "verify", "--all-scopes", "--work-tree", workTree, "--fail-on", "bogus"], {
+        ...refusalEnv,
         ENGRAM_DATA_DIR: join(workTree, "no-store-here"),
       });
       expect({ code: run.code, stdout: run.stdout }).toEqual({ code: EXIT.usage, stdout: "" });
@@ -160,9 +166,10 @@ describe("engram spine-review", { timeout: 180_000 }, () => {
       );
       expect(run.stderr.split("\n")).toContain(`${ruleError("verify-fail-on-accepted-values").message}`);
       expect(existsSync(join(workTree, "no-store-here"))).toBe(false);
+      expect(await qdrantRequestsFor(refusalEnv)).toBe(0);
     });
 
-    it("the text view lists the finding and never the excerpt", async () => {
+    it.skipIf(ON_QDRANT_FAKE)(embeddedOnly("the text view lists the finding and never the excerpt", ON_FILE), async () => {
       const run = await runEngram(["spine-review", "verify", "--scope", "project:demo", "--work-tree", workTree, "--output", "text"], env);
       expect(run.code).toBe(EXIT.ok);
       expect(run.stdout).toMatch(/SR00000001 +project:demo +0 +broken +src\/vanished\.ts +1 +file missing/);
@@ -175,20 +182,22 @@ describe("engram spine-review", { timeout: 180_000 }, () => {
       { name: "scan with neither --scope nor --all-scopes", args: ["spine-review", "scan"] },
       { name: "verify with neither --scope nor --all-scopes", args: ["spine-review", "verify"] },
     ])("$name exits 2 with the sweep envelope", async ({ args }, { expect }) => {
-      const run = await runEngram(args, env);
+      const run = await runEngram(args, refusalEnv);
       expect({ code: run.code, stdout: run.stdout }).toEqual({ code: EXIT.usage, stdout: "" });
       expect(run.stderr.split("\n")).toContain(`${ruleError("sweep-scope-or-all-scopes-required").message}`);
+      expect(await qdrantRequestsFor(refusalEnv)).toBe(0);
     });
 
     it("--scope together with --all-scopes exits 2 naming both fields", async () => {
-      const run = await runEngram(["spine-review", "scan", "--scope", "project:demo", "--all-scopes"], env);
+      const run = await runEngram(["spine-review", "scan", "--scope", "project:demo", "--all-scopes"], refusalEnv);
       expect(run.code).toBe(EXIT.usage);
       expect(run.stderr).toContain("field=scope,all-scopes hint=mutually_exclusive:");
+      expect(await qdrantRequestsFor(refusalEnv)).toBe(0);
     });
   });
 
   describe("scan", () => {
-    it("counts archived and expired records in their own buckets, apart from live ones", async () => {
+    it.skipIf(ON_QDRANT_FAKE)(embeddedOnly("counts archived and expired records in their own buckets, apart from live ones", ON_FILE), async () => {
       const run = await runEngram(["spine-review", "scan", "--scope", "project:demo"], env);
       expect({ code: run.code, stderr: run.stderr }).toEqual({ code: EXIT.ok, stderr: "" });
       const report = JSON.parse(run.stdout) as ScanReport;
@@ -198,7 +207,7 @@ describe("engram spine-review", { timeout: 180_000 }, () => {
       ]);
     });
 
-    it("--all-scopes covers every scope and every owner", async () => {
+    it.skipIf(ON_QDRANT_FAKE)(embeddedOnly("--all-scopes covers every scope and every owner", ON_FILE), async () => {
       const run = await runEngram(["spine-review", "scan", "--all-scopes"], env);
       expect(run.code).toBe(EXIT.ok);
       const report = JSON.parse(run.stdout) as ScanReport;
@@ -209,7 +218,7 @@ describe("engram spine-review", { timeout: 180_000 }, () => {
   });
 
   describe("archive and restore", () => {
-    it("archive previews by default, --apply archives, and a repeat reports already", async () => {
+    it.skipIf(ON_QDRANT_FAKE)(embeddedOnly("archive previews by default, --apply archives, and a repeat reports already", ON_FILE), async () => {
       const before = storeHash();
       const preview = await runEngram(["spine-review", "archive", "--id", TARGET.short_id, "--id", "ZZZZZZZZZZ"], env);
       expect({ code: preview.code, stderr: preview.stderr }).toEqual({ code: EXIT.ok, stderr: "" });
@@ -237,9 +246,10 @@ describe("engram spine-review", { timeout: 180_000 }, () => {
     });
 
     it("archive without --id exits 2 with the ids envelope", async () => {
-      const run = await runEngram(["spine-review", "archive", "--apply"], env);
+      const run = await runEngram(["spine-review", "archive", "--apply"], refusalEnv);
       expect({ code: run.code, stdout: run.stdout }).toEqual({ code: EXIT.usage, stdout: "" });
       expect(run.stderr.split("\n")).toContain("field=ids hint=required: ids is required");
+      expect(await qdrantRequestsFor(refusalEnv)).toBe(0);
     });
   });
 });

@@ -138,10 +138,15 @@ describe("requests that never reach the core", () => {
   });
 });
 
-/** One raw HTTP/1.1 exchange, so a request can carry a header twice. */
+/**
+ * One raw HTTP/1.1 exchange, so a request can carry a header twice. The
+ * socket stays open until the server closes it (`connection: close`): a
+ * half-close right after the body would let Node's server drop a request
+ * whose answer needs a store round trip (Qdrant) before it is written.
+ */
 function rawHttp(port: number, head: string, body: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const s = net.connect(port, "127.0.0.1", () => s.end(head + `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n` + body));
+    const s = net.connect(port, "127.0.0.1", () => s.write(head + `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n` + body));
     let out = "";
     s.setEncoding("utf8").on("data", (d: string) => (out += d));
     s.on("end", () => resolve(out));

@@ -20,6 +20,7 @@ import type { MemoryRecord } from "../src/model/record.js";
 import { snapshot, type TestServer } from "./helpers/engram-server.js";
 import { portableFixture, TOKENS } from "./helpers/portable-fixture.js";
 import { runEngram } from "./helpers/run-engram.js";
+import { asEmbedded } from "./helpers/test-store.js";
 
 const dirs: string[] = [];
 function freshDir(): string {
@@ -53,7 +54,7 @@ describe("export and import", { timeout: 120_000 }, () => {
 
   beforeAll(async () => {
     ({ server, ids } = await portableFixture());
-    exported = await exportLines(server.store);
+    exported = await exportLines(asEmbedded(server.store));
   });
 
   afterAll(async () => {
@@ -101,9 +102,9 @@ describe("export and import", { timeout: 120_000 }, () => {
   it("importing the same file twice leaves the store as one import did", async () => {
     const target = EmbeddedStore.open({ dataDir: freshDir(), dim: 64 });
     await importRecords(target, new FakeEmbedder(64), linesOf(exported), { batch: 100 });
-    const once = snapshot(target);
+    const once = await snapshot(target);
     await importRecords(target, new FakeEmbedder(64), linesOf(exported), { batch: 7 });
-    expect(snapshot(target)).toBe(once);
+    expect(await snapshot(target)).toBe(once);
     await target.close();
   });
 
@@ -129,7 +130,7 @@ describe("export and import", { timeout: 120_000 }, () => {
   });
 
   it("an export without vectors re-embeds on import even for the same embedder", async () => {
-    const lines = await exportLines(server.store, { vectors: false });
+    const lines = await exportLines(asEmbedded(server.store), { vectors: false });
     expect(JSON.parse(lines[0]!).vectors).toBe(false);
     expect(lines.slice(1).every((l) => !("vector" in JSON.parse(l)))).toBe(true);
     const target = EmbeddedStore.open({ dataDir: freshDir(), dim: 64 });
@@ -141,18 +142,18 @@ describe("export and import", { timeout: 120_000 }, () => {
   });
 
   it("filters by owner and by scope", async () => {
-    const bob = await exportLines(server.store, { owner: "bob" });
+    const bob = await exportLines(asEmbedded(server.store), { owner: "bob" });
     expect(bob.slice(1).map((l) => JSON.parse(l).record.id).sort()).toEqual([ids.bobPrivate, ids.bobShared, ids.discovery].sort());
-    const scoped = await exportLines(server.store, { scope: "repo:b" });
+    const scoped = await exportLines(asEmbedded(server.store), { scope: "repo:b" });
     expect(scoped.slice(1).map((l) => JSON.parse(l).record.id)).toEqual([ids.bobShared]);
-    expect(await exportLines(server.store, { owner: "nobody" })).toEqual([exported[0]]);
+    expect(await exportLines(asEmbedded(server.store), { owner: "nobody" })).toEqual([exported[0]]);
   });
 
   it("a bad line 3 stops the import at its batch: the store stays as it was before that batch", async () => {
     const target = EmbeddedStore.open({ dataDir: freshDir(), dim: 64 });
     // The target already holds the record of line 2, as an earlier import left it.
     await importRecords(target, new FakeEmbedder(64), linesOf([exported[0]!, exported[1]!]), { batch: 10 });
-    const before = snapshot(target);
+    const before = await snapshot(target);
     const changed = JSON.parse(exported[1]!) as { record: MemoryRecord; vector: string };
     changed.record.content = "rewritten by the file";
     const file = [exported[0]!, recordLine(changed.record, Buffer.from(changed.vector, "base64")), "{not json", exported[2]!];
@@ -160,7 +161,7 @@ describe("export and import", { timeout: 120_000 }, () => {
     expect(err).toBeInstanceOf(ImportStopped);
     expect((err as ImportStopped).message).toBe("line 3: not valid JSON");
     expect((err as ImportStopped).report.imported).toBe(0);
-    expect(snapshot(target)).toBe(before);
+    expect(await snapshot(target)).toBe(before);
 
     // With one record per batch, the batch before the bad line is committed and nothing after it.
     const err1 = (await importRecords(target, new FakeEmbedder(64), linesOf(file), { batch: 1 }).catch((e: unknown) => e)) as ImportStopped;
@@ -175,7 +176,7 @@ describe("export and import", { timeout: 120_000 }, () => {
     const target = EmbeddedStore.open({ dataDir: freshDir(), dim: 64 });
     await target.setMeta(META_EMBEDDER_IDENTITY, "local:someone-else:64");
     await expect(importRecords(target, new FakeEmbedder(64), linesOf(exported), { batch: 10 })).rejects.toThrow(/engram reindex/);
-    expect(snapshot(target)).toBe("[]");
+    expect(await snapshot(target)).toBe("[]");
     await target.close();
   });
 });

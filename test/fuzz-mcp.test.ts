@@ -19,7 +19,7 @@ import { openEngram, type Engram } from "../src/app.js";
 import { ANONYMOUS } from "../src/core/index.js";
 import { FakeEmbedder } from "../src/embed/index.js";
 import { createMcpServer, handlerOf, TOOL_NAMES } from "../src/mcp/index.js";
-import { EmbeddedStore } from "../src/store/embedded-store.js";
+import { openTestStore } from "./helpers/test-store.js";
 import { captureLog } from "./helpers/capture-log.js";
 import { mulberry32 } from "./helpers/synthetic-vectors.js";
 
@@ -157,8 +157,8 @@ function send(message: Record<string, unknown>): Promise<Reply> {
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "engram-fuzz-"));
-  const store = EmbeddedStore.open({ dataDir, dim: 64 });
-  engram = await openEngram({ env: { ENGRAM_DATA_DIR: dataDir }, embedder: new FakeEmbedder(64), store, log });
+  const { store, env } = await openTestStore({ dataDir, dim: 64 });
+  engram = await openEngram({ env, embedder: new FakeEmbedder(64), store, log });
   const server = createMcpServer(engram.core, ANONYMOUS);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   client = clientSide;

@@ -13,6 +13,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONTRACT_CAPABILITY, CONTRACT_VERSION, IMPLEMENTED_TOOLS } from "../src/mcp/index.js";
+import { childStoreEnv } from "./helpers/test-store.js";
 import { memory, runningEngram, texts, type RunningEngram, type ToolResult } from "./fixtures/mcp-harness.js";
 
 const repoRoot = fileURLToPath(new URL("..", import.meta.url));
@@ -141,6 +142,7 @@ describe("over Streamable HTTP with bearer tokens", () => {
 
 describe("over stdio", () => {
   let dataDir: string;
+  let storeEnv: Record<string, string>;
   let client: Client;
   let transport: StdioClientTransport;
   const clientErrors: Error[] = [];
@@ -148,12 +150,13 @@ describe("over stdio", () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), "engram-mcp-stdio-"));
+    storeEnv = await childStoreEnv(dataDir);
     transport = new StdioClientTransport({
       command: process.execPath,
       // The real `engram mcp` command, with the local model, as an agent runtime starts it.
       args: [engramBin, "mcp"],
       cwd: repoRoot,
-      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ENGRAM_DATA_DIR: dataDir },
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...storeEnv },
       stderr: "pipe",
     });
     transport.stderr?.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
@@ -176,7 +179,7 @@ describe("over stdio", () => {
   it("exits when its stdin closes", async () => {
     const child = spawn(process.execPath, [engramBin, "mcp"], {
       cwd: repoRoot,
-      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ENGRAM_DATA_DIR: dataDir },
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...storeEnv },
       stdio: ["pipe", "pipe", "pipe"],
     });
     let out = "";

@@ -1,59 +1,27 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServeProcess, type ServeProcess } from "./helpers/serve-process.js";
+import { childStoreEnv } from "./helpers/test-store.js";
 
 /**
  * `npm start` runs `engram serve`: this starts the real binary as a child
  * process, exactly as an operator would, and talks to it over loopback.
  */
-const ROOT = new URL("..", import.meta.url).pathname;
 const SECRET = "sekrit-serve-binary-77";
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 describe("engram serve as a child process", () => {
-  let child: ChildProcess;
+  let serve: ServeProcess;
   let url = "";
-  let stderr = "";
 
   beforeAll(async () => {
-    const port = await freePort();
-    url = `http://127.0.0.1:${port}`;
-    child = spawn(process.execPath, ["bin/engram.js", "serve"], {
-      cwd: ROOT,
-      env: { ...process.env, ENGRAM_DATA_DIR: mkdtempSync(join(tmpdir(), "engram-serve-")), ENGRAM_LISTEN_ADDR: `127.0.0.1:${port}` },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
-    const deadline = Date.now() + 90_000;
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`engram serve exited early: ${stderr}`);
-      try {
-        if ((await fetch(`${url}/healthz`)).ok) break;
-      } catch {
-        // not listening yet
-      }
-      if (Date.now() > deadline) throw new Error(`engram serve did not come up: ${stderr}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    serve = await startServeProcess(await childStoreEnv(mkdtempSync(join(tmpdir(), "engram-serve-"))), { inherit: true });
+    url = serve.url;
   }, 120_000);
 
   afterAll(async () => {
-    if (child.exitCode === null) {
-      const exited = new Promise((r) => child.once("exit", r));
-      child.kill("SIGTERM");
-      await exited;
-    }
+    await serve?.stop();
   });
 
   it("a 700-byte summary over Connect JSON is HTTP 400, out_of_range, the exact envelope, ErrorInfo TOO_LONG", async () => {
@@ -78,13 +46,11 @@ describe("engram serve as a child process", () => {
     expect(stored.shortId).toMatch(/^[0-9A-Z]{10}$/);
     const found = await post("SearchMemories", { query: "where do CI jobs execute", scope: "repo:b" });
     expect(found.memories[0].id).toBe(stored.id);
-    expect(stderr).toContain("running ANONYMOUS");
-    expect(stderr).not.toContain(SECRET);
+    expect(serve.stderr()).toContain("running ANONYMOUS");
+    expect(serve.stderr()).not.toContain(SECRET);
   });
 
   it("stops cleanly on SIGTERM", async () => {
-    const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
-    child.kill("SIGTERM");
-    expect(await exited).toBe(0);
+    expect(await serve.stop()).toBe(0);
   });
 });

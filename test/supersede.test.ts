@@ -27,22 +27,22 @@ describe("supersede: one failure class per response, offenders in caller order, 
 
   it("set shape: a blank entry is an envelope naming supersedes, never a value", async () => {
     const live = await alice.storeMemory(rec("live"));
-    const before = snapshot(server.store);
+    const before = await snapshot(server.store);
     const e = await failure(alice.supersedeMemory({ ...rec("fix"), supersedes: [live.shortId, ""] }));
     expect(e.rawMessage).toBe("field=supersedes hint=required: supersedes entries must not be blank");
     expect(Code[e.code]).toBe("InvalidArgument");
-    expect(snapshot(server.store)).toBe(before);
+    expect(await snapshot(server.store)).toBe(before);
   });
 
   it("addressability: a foreign and a missing short id are named together, in the order sent", async () => {
     const mine = await alice.storeMemory(rec("mine"));
     const foreign = await bob.storeMemory(rec("bob's"));
     const missing = "0000000000";
-    const before = snapshot(server.store);
+    const before = await snapshot(server.store);
     const e = await failure(alice.supersedeMemory({ ...rec("fix"), supersedes: [missing, mine.shortId, foreign.shortId] }));
     expect(e.rawMessage).toBe(`not found: ${missing}, ${foreign.shortId}`);
     expect(Code[e.code]).toBe("NotFound");
-    expect(snapshot(server.store)).toBe(before);
+    expect(await snapshot(server.store)).toBe(before);
   });
 
   it("rule targets: two rules are named in the order sent", async () => {
@@ -50,11 +50,11 @@ describe("supersede: one failure class per response, offenders in caller order, 
     const r1 = await server.core.storeRule(s, { content: "rule one", scope: "rule:repo:s", summary: "one" });
     const r2 = await server.core.storeRule(s, { content: "rule two", scope: "rule:repo:s", summary: "two" });
     const live = await alice.storeMemory(rec("live"));
-    const before = snapshot(server.store);
+    const before = await snapshot(server.store);
     const e = await failure(alice.supersedeMemory({ ...rec("fix"), supersedes: [r2.short_id, live.shortId, r1.short_id] }));
     expect(e.rawMessage).toBe(`rules are always shared: ${r2.short_id}, ${r1.short_id} — delete the rule instead of superseding it`);
     expect(Code[e.code]).toBe("FailedPrecondition");
-    expect(snapshot(server.store)).toBe(before);
+    expect(await snapshot(server.store)).toBe(before);
   });
 
   it("already superseded: two old heads are named in the order sent", async () => {
@@ -62,11 +62,11 @@ describe("supersede: one failure class per response, offenders in caller order, 
     const b = await alice.storeMemory(rec("b"));
     await alice.supersedeMemory({ ...rec("a and b, merged"), supersedes: [a.id, b.id] });
     const live = await alice.storeMemory(rec("live"));
-    const before = snapshot(server.store);
+    const before = await snapshot(server.store);
     const e = await failure(alice.supersedeMemory({ ...rec("again"), supersedes: [b.shortId, live.shortId, a.shortId] }));
     expect(e.rawMessage).toBe(`target is already superseded: ${b.shortId}, ${a.shortId}`);
     expect(Code[e.code]).toBe("FailedPrecondition");
-    expect(snapshot(server.store)).toBe(before);
+    expect(await snapshot(server.store)).toBe(before);
   });
 
   it("a success back-stamps every target and the new record lists them, deduplicated in caller order", async () => {
@@ -83,13 +83,13 @@ describe("supersede: one failure class per response, offenders in caller order, 
 
   it("validate_only returns the resolved plan and writes nothing", async () => {
     const a = await alice.storeMemory(rec("va"));
-    const before = snapshot(server.store);
+    const before = await snapshot(server.store);
     const r = await alice.supersedeMemory({ ...rec("plan"), supersedes: [a.shortId, a.id], validateOnly: true });
     expect(r.validated).toBe(true);
     expect(r.supersedes).toEqual([a.id]);
     expect(r.targets.map((t) => t.id)).toEqual([a.id]);
     expect(r.id).toBe("");
-    expect(snapshot(server.store)).toBe(before);
+    expect(await snapshot(server.store)).toBe(before);
   });
 
   it("a keyed retry replays before the already-superseded check", async () => {

@@ -7,8 +7,11 @@ import { serve } from "../../src/app.js";
 import type { Embedder } from "../../src/embed/index.js";
 import { FakeEmbedder } from "../../src/embed/index.js";
 import { EngramService } from "../../src/gen/engram/v1/engram_pb.js";
-import { EmbeddedStore } from "../../src/store/embedded-store.js";
+import { ANONYMOUS } from "../../src/model/subject.js";
+import type { MemoryRecord } from "../../src/model/record.js";
+import type { Store } from "../../src/store/store.js";
 import { captureLog } from "./capture-log.js";
+import { openTestStore } from "./test-store.js";
 import type { Core } from "../../src/core/index.js";
 
 export type TestServer = {
@@ -16,21 +19,27 @@ export type TestServer = {
   dataDir: string;
   log: ReturnType<typeof captureLog>;
   embedder: Embedder;
-  store: EmbeddedStore;
+  store: Store;
+  /** What a child process (an operator verb) needs to open this server's store. */
+  storeEnv: Record<string, string>;
   core: Core;
   client(token?: string): Client<typeof EngramService>;
   close(): Promise<void>;
 };
 
-/** A real engram server on a loopback port with its own data directory. */
+/**
+ * A real engram server on a loopback port with its own data directory, on
+ * the store this run tests (test/helpers/test-store.ts): the embedded file,
+ * or a fresh collection on the Qdrant fake.
+ */
 export async function startTestServer(opts: { env?: Record<string, string>; embedder?: Embedder } = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), "engram-test-"));
   const embedder = opts.embedder ?? new FakeEmbedder(64);
-  const store = EmbeddedStore.open({ dataDir, dim: embedder.identity.dim });
+  const { store, env: storeEnv } = await openTestStore({ dataDir, dim: embedder.identity.dim, env: opts.env });
   const log = captureLog();
   const running = await serve({
     listenAddr: "127.0.0.1:0",
-    env: { ENGRAM_DATA_DIR: dataDir, ...opts.env },
+    env: { ...storeEnv, ...opts.env },
     embedder,
     store,
     log,
@@ -42,6 +51,7 @@ export async function startTestServer(opts: { env?: Record<string, string>; embe
     log,
     embedder,
     store,
+    storeEnv,
     core: running.engram.core,
     client(token?: string) {
       return createClient(
@@ -67,7 +77,19 @@ export async function startTestServer(opts: { env?: Record<string, string>; embe
   };
 }
 
-/** Every record's stored payload, for "nothing changed" assertions. */
-export function snapshot(store: EmbeddedStore): string {
-  return JSON.stringify(store.database.prepare("SELECT id, payload FROM records ORDER BY id").all());
+/**
+ * Every record of every owner as the store gives it back, for "nothing
+ * changed" assertions; read through the port, so it means the same on both
+ * stores.
+ */
+export async function snapshot(store: Store): Promise<string> {
+  const all: MemoryRecord[] = [];
+  const query = { subject: ANONYMOUS, allOwners: true, gate: null, now: Math.floor(Date.now() / 1000) };
+  for (let offset = 0; ; offset += 500) {
+    const { records } = await store.list(query, { order: "asc", offset, limit: 500 });
+    all.push(...records);
+    if (records.length < 500) break;
+  }
+  all.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return JSON.stringify(all);
 }
