@@ -18,7 +18,9 @@ import { defineConfig } from "vitest/config";
  * - export-import: `engram export` and `engram backup` read the SQLite file
  *   (the Qdrant side of import is export-import-qdrant, which runs always).
  * - cli-reindex, reindex, spine-review: operator verbs on the embedded file;
- *   their Qdrant runs are their own files.
+ *   their Qdrant runs are their own files (cli-operator-qdrant,
+ *   cli-reindex-qdrant, reindex-qdrant, qdrant-migration-store), which start
+ *   a fake of their own and run in the embedded project.
  * cli-operator-migrate and cli-operator-spine-review run here for their usage
  * refusals (with the Qdrant collection configured, which must get no request);
  * their tests over the seeded SQLite file skip on the fake with the reason in
