@@ -13,6 +13,7 @@ import {
   failure,
   outputMode,
   parseSweepTimeout,
+  SCHEMA_SWEEP_BATCH_SIZE,
   SweepTimeoutError,
   writeDocument,
 } from "./operator-common.js";
@@ -212,7 +213,7 @@ function timeoutFailure(rerun: string, timeout: string, last: Progress | undefin
 export async function runMigrate(o: SweepFlags, sweep: { target?: number; rerun?: string } = {}): Promise<void> {
   const output = outputMode(o.output);
   const timeoutMs = parseSweepTimeout(o.timeout);
-  const batch = batchSize(o.batchSize);
+  const batch = batchSize(o.batchSize, SCHEMA_SWEEP_BATCH_SIZE);
   const apply = o.apply === true;
   const progress = apply ? progressMode() : "off";
   const [{ migrate, MigrationStalledError }, { CURRENT_SCHEMA_VERSION }] = await Promise.all([
@@ -249,7 +250,7 @@ async function runRevert(o: RevertFlags): Promise<void> {
   const to = parseRevertTarget(o.to, CURRENT_SCHEMA_VERSION);
   const output = outputMode(o.output);
   const timeoutMs = parseSweepTimeout(o.timeout);
-  const batch = batchSize(o.batchSize);
+  const batch = batchSize(o.batchSize, SCHEMA_SWEEP_BATCH_SIZE);
   const apply = o.apply === true;
   const progress = apply ? progressMode() : "off";
   const { revert, RevertRefusedError, MigrationStalledError } = await import("../store/migrations/index.js");
@@ -288,7 +289,7 @@ export function registerOperatorMigrate(program: Command): void {
     .option("--apply", "write: run the convergence loop instead of previewing");
   addOutputFlag(migrate);
   addSweepTimeoutFlag(migrate);
-  addBatchSizeFlag(migrate);
+  addBatchSizeFlag(migrate, SCHEMA_SWEEP_BATCH_SIZE);
   migrate.action(async (o: SweepFlags) => runMigrate(o));
 
   const status = migrate
@@ -310,6 +311,6 @@ export function registerOperatorMigrate(program: Command): void {
     .option("--apply", "write: run the revert loop instead of previewing");
   addOutputFlag(revert);
   addSweepTimeoutFlag(revert);
-  addBatchSizeFlag(revert);
+  addBatchSizeFlag(revert, SCHEMA_SWEEP_BATCH_SIZE);
   revert.action(async (o: RevertFlags) => runRevert(o));
 }
