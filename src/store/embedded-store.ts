@@ -52,13 +52,35 @@ type StoredIndexed = { short_id: string | null; schema_version: number | null; r
  */
 type WriteMode = "upsert" | "insert" | "update" | { stored: StoredIndexed; quiet?: boolean } | { expect: string | null };
 
-/** A row the codec has already encoded (a migration preflight does it ahead of the pass that writes it). */
+/** What a quiet write sets, besides the id it finds the row by. */
+type QuietColumns = Pick<IndexedColumns, "id" | "short_id" | "schema_version" | "payload">;
+
+/**
+ * A row the codec has already encoded (a migration preflight does it ahead
+ * of the pass that writes it). A quiet write needs only the columns it sets,
+ * so that is all a preflight keeps of it.
+ */
 class PreEncoded {
-  constructor(readonly columns: IndexedColumns) {}
+  constructor(
+    readonly columns: IndexedColumns | QuietColumns,
+    readonly full: boolean,
+  ) {}
 }
 
-/** A forward preflight's result for one pinned record (see EmbeddedStore.staged). */
-type StagedRow = { short_id: string | null; schema_version: number | null; bytes: number; encoded: PreEncoded; quiet: boolean };
+/**
+ * A forward preflight's result for one pinned record (see
+ * EmbeddedStore.staged): the indexed columns it was computed from, the
+ * stored payload's size (for the byte budget) and what to write. Kept small:
+ * a preflight holds one per pinned record.
+ */
+type StagedRow = {
+  short_id: string | null;
+  schema_version: number | null;
+  bytes: number;
+  quiet: boolean;
+  /** The whole encoding for a write that is not quiet; for a quiet one the new short_id and payload. */
+  columns: IndexedColumns | { short_id: string | null; payload: string };
+};
 
 /** Payload text (in characters) a forward preflight keeps for its passes; past it a pass computes the rest again. */
 const STAGE_MAX_CHARS = 128 * 1024 * 1024;
@@ -825,8 +847,12 @@ export class EmbeddedStore implements Store, MigrationStore {
     mode: WriteMode = "upsert",
     revision: "fresh" | "carried" = "fresh",
   ): boolean {
-    const c =
-      record instanceof PreEncoded ? record.columns : version === undefined ? encodeRecord(record, undefined, revision) : encodeRecord(record, version, revision);
+    if (record instanceof PreEncoded && !record.full && !(typeof mode === "object" && "stored" in mode && mode.quiet === true)) {
+      throw new Error("a partial encoding can only be written quietly");
+    }
+    const c = (
+      record instanceof PreEncoded ? record.columns : version === undefined ? encodeRecord(record, undefined, revision) : encodeRecord(record, version, revision)
+    ) as IndexedColumns;
     if (mode === "update" || (typeof mode === "object" && "stored" in mode)) {
       const stored = typeof mode === "object" ? mode.stored : undefined;
       const keepShort = stored !== undefined && stored.short_id === c.short_id;
@@ -1262,12 +1288,13 @@ export class EmbeddedStore implements Store, MigrationStore {
         if (!before || !next) continue;
         const c = encodeRecord(next as unknown as MemoryRecord, target);
         chars += c.payload.length;
+        const quiet = canBeQuiet(before, next, version, target);
         rows.set(rid, {
           short_id: shortId,
           schema_version: version,
           bytes: Buffer.byteLength(text, "utf8"),
-          encoded: new PreEncoded(c),
-          quiet: canBeQuiet(before, next, version, target),
+          quiet,
+          columns: quiet ? { short_id: c.short_id, payload: c.payload } : c,
         });
       }
     })();
@@ -1379,8 +1406,10 @@ export class EmbeddedStore implements Store, MigrationStore {
             if (st !== undefined && st.short_id === r.short_id && st.schema_version === r.schema_version) {
               stage!.rows.delete(r.rid);
               bytes += st.bytes;
-              record = st.encoded;
               quiet = st.quiet;
+              record = quiet
+                ? new PreEncoded({ id: r.id!, short_id: st.columns.short_id, schema_version: version, payload: st.columns.payload }, false)
+                : new PreEncoded(st.columns as IndexedColumns, true);
             } else {
               const text = r.payload ?? (payloadOf.get(r.rid) as string);
               bytes += Buffer.byteLength(text, "utf8");
