@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { MemoryRecord } from "../src/core/index.js";
+import { ANONYMOUS, type MemoryRecord } from "../src/core/index.js";
 import { EmbeddedStore } from "../src/store/embedded-store.js";
 import {
   DEFAULT_BATCH_BYTES,
@@ -19,6 +19,7 @@ import {
   type MigrationStep,
 } from "../src/store/migrations/index.js";
 import { CURRENT_SCHEMA_VERSION } from "../src/store/schema-version.js";
+import { GATE_ON } from "../src/store/store.js";
 import { syntheticRecord } from "./helpers/synthetic-record.js";
 
 function freshStore(): EmbeddedStore {
@@ -324,3 +325,81 @@ describe("the forward sweep", () => {
     expect(payloads(store)).toEqual(before);
   });
 });
+
+describe("what a pass writes, as other connections see it", () => {
+  const everything = { subject: ANONYMOUS, gate: GATE_ON, now: 2_000_000_000 };
+  const logged = (s: EmbeddedStore) => (s.database.prepare("SELECT count(*) AS n FROM change_log").get() as { n: number }).n;
+
+  function pair(): { store: EmbeddedStore; server: EmbeddedStore } {
+    const dir = mkdtempSync(join(tmpdir(), "engram-mig-"));
+    return { store: EmbeddedStore.open({ dataDir: dir, dim: 4 }), server: EmbeddedStore.open({ dataDir: dir, dim: 4 }) };
+  }
+
+  it("a record another connection rewrites after the preflight computed it is migrated from what it holds now, so that write is not lost", async () => {
+    const { store, server } = pair();
+    seed(store, 1000, 1);
+    const late = payload(900, { short_id: "S000000900" });
+    let raced = false;
+    const r = await migrate(store, {
+      target: 2,
+      apply: true,
+      batch: 100,
+      onProgress: () => {
+        if (raced) return;
+        raced = true;
+        // An older server edits a record the first pass has not reached, keeping it below the target.
+        server.writeRecord({ ...late, content: "rewritten by the server" }, V, 1);
+      },
+    });
+    expect(r).toMatchObject({ would_migrate: 1000, migrated: 1000, failed: 0, backlog: 0, appeared: 0 });
+    const after = JSON.parse(payloads(store).get(late.id)!) as MemoryRecord;
+    expect(after).toMatchObject({ content: "rewritten by the server", content_bytes: Buffer.byteLength("rewritten by the server"), schema_version: 2 });
+    await server.close();
+    await store.close();
+  });
+
+  it("a pass that only adds keys no reader mirrors logs nothing, and a server with the file open still reads every record migrated", async () => {
+    const { store, server } = pair();
+    seed(store, 500, 0);
+    // The server's mirror is loaded before the sweep.
+    expect(await server.count(everything)).toBe(500);
+    const before = logged(store);
+    expect(await migrate(store, { target: 2, apply: true })).toMatchObject({ migrated: 500, backlog: 0 });
+    expect(logged(store)).toBe(before);
+    const page = await server.list(everything, { order: "asc", limit: 500 });
+    expect(page.total).toBe(500);
+    expect(page.records.every((x) => x.schema_version === 2 && /^[0-9A-Z]{10}$/.test(x.short_id))).toBe(true);
+    const one = page.records[123]!;
+    expect(await server.resolve(one.short_id)).toEqual({ kind: "id", id: one.id });
+    await server.close();
+    await store.close();
+  });
+
+  it("a step that fills a key the mirror or the word index reads is written like an ordinary write: logged, indexed, and seen by a server", async () => {
+    const { store, server } = pair();
+    // Written by a binary that stored no tags key at all.
+    store.transaction(() => {
+      for (let i = 0; i < 50; i++) store.writeRecord(payload(i, { short_id: `S${String(i).padStart(9, "0")}`, tags: undefined }), V, 1);
+    });
+    expect(await server.count({ ...everything, kind: "note" })).toBe(0);
+    const filling: MigrationStep[] = [
+      STEPS[0]!,
+      {
+        from: 1,
+        to: 2,
+        addedKeys: ["kind", "tags", "content_bytes"],
+        reversibility: irreversible("test step"),
+        apply: (p) => ({ ...p, kind: "note", tags: ["swept"], content_bytes: Buffer.byteLength(String(p.content)) }),
+      },
+    ];
+    const before = logged(store);
+    expect(await migrate(store, { target: 2, apply: true, steps: filling })).toMatchObject({ migrated: 50, backlog: 0 });
+    expect(logged(store)).toBe(before + 50);
+    expect(await server.count({ ...everything, kind: "note" })).toBe(50);
+    expect(await server.count({ ...everything, tags: ["swept"] })).toBe(50);
+    expect(store.database.prepare("SELECT count(*) AS n FROM records_fts WHERE records_fts MATCH 'swept'").get()).toEqual({ n: 50 });
+    await server.close();
+    await store.close();
+  });
+});
+

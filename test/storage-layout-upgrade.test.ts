@@ -129,3 +129,52 @@ describe("a store file in the layout with vectors inside the records table", () 
     after.close();
   });
 });
+
+/** The update triggers as binaries wrote them before they named their columns: they fired on every UPDATE. */
+const UNCONDITIONAL_UPDATE_TRIGGERS = `
+DROP TRIGGER records_au; DROP TRIGGER records_au_fts;
+CREATE TRIGGER records_au AFTER UPDATE ON records BEGIN
+  INSERT INTO change_log (rid, vec) VALUES (new.rid, 0);
+END;
+CREATE TRIGGER records_au_fts AFTER UPDATE ON records
+WHEN json_extract(old.payload, '$.content') IS NOT json_extract(new.payload, '$.content')
+  OR json_extract(old.payload, '$.tags') IS NOT json_extract(new.payload, '$.tags') BEGIN
+  DELETE FROM records_fts WHERE rowid = old.rid;
+  INSERT INTO records_fts (rowid, body) VALUES (new.rid,
+    coalesce(json_extract(new.payload, '$.content'), '') || ' ' ||
+    coalesce((SELECT group_concat(value, ' ') FROM json_each(new.payload, '$.tags')), ''));
+END;`;
+
+describe("a store file whose update triggers fire on every UPDATE", () => {
+  it("gets the column-naming triggers once at open, and ordinary writes after it are still logged and indexed", async () => {
+    const dir = dataDir();
+    const seeded = EmbeddedStore.open({ dataDir: dir, dim: DIM });
+    seeded.transaction(() => {
+      for (let i = 0; i < 20; i++) seeded.writeRecord(rec(i), vec(i));
+    });
+    await seeded.close();
+    const db = new Database(join(dir, "engram.db"));
+    db.exec(UNCONDITIONAL_UPDATE_TRIGGERS);
+    db.close();
+
+    const log = captureLog();
+    const store = EmbeddedStore.open({ dataDir: dir, dim: DIM, log });
+    expect(log.lines.map((l) => (JSON.parse(l) as { msg: string }).msg)).toEqual(["storage layout upgraded: the update triggers fire on the mirrored columns only"]);
+    const triggers = store.database.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name IN ('records_au', 'records_au_fts') ORDER BY name").all() as { name: string; sql: string }[];
+    expect(triggers.map((t) => t.name)).toEqual(["records_au", "records_au_fts"]);
+    for (const t of triggers) expect(t.sql).toMatch(/AFTER UPDATE OF id, owner, scope/);
+
+    const logged = () => (store.database.prepare("SELECT count(*) AS n FROM change_log").get() as { n: number }).n;
+    const before = logged();
+    const stored = (await store.getRaw(rec(3).id))!;
+    await store.replace({ ...stored, content: "a word nobody wrote before: zyzzyva" });
+    expect(logged()).toBe(before + 1);
+    expect(store.database.prepare("SELECT rowid FROM records_fts WHERE records_fts MATCH 'zyzzyva'").all()).toHaveLength(1);
+    await store.close();
+
+    const again = captureLog();
+    const reopened = EmbeddedStore.open({ dataDir: dir, dim: DIM, log: again });
+    expect(again.lines.filter((l) => l.includes("storage layout"))).toEqual([]);
+    await reopened.close();
+  });
+});

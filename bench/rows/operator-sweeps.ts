@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { DEFAULT_BATCH_SIZE } from "../../src/cli/operator-common.js";
+import { SCHEMA_SWEEP_BATCH_SIZE } from "../../src/cli/operator-common.js";
 import { withOperatorStore } from "../../src/cli/operator-store.js";
 import { EmbeddedStore } from "../../src/store/embedded-store.js";
 import { migrate, revert } from "../../src/store/migrations/index.js";
@@ -70,11 +70,11 @@ export const operatorSweeps: BenchSection = async () => {
     await withOperatorStore(() => undefined, env);
 
     const up = await timed(() =>
-      withOperatorStore(({ store }) => migrate(store, { target: CURRENT_SCHEMA_VERSION, apply: true, batch: DEFAULT_BATCH_SIZE }), env),
+      withOperatorStore(({ store }) => migrate(store, { target: CURRENT_SCHEMA_VERSION, apply: true, batch: SCHEMA_SWEEP_BATCH_SIZE }), env),
     );
     if (up.result.migrated !== n || up.result.backlog !== 0) throw new Error(`migrate --apply did not converge: ${JSON.stringify(up.result)}`);
 
-    const down = await timed(() => withOperatorStore(({ store }) => revert(store, { to: 1, apply: true, batch: DEFAULT_BATCH_SIZE }), env));
+    const down = await timed(() => withOperatorStore(({ store }) => revert(store, { to: 1, apply: true, batch: SCHEMA_SWEEP_BATCH_SIZE }), env));
     if (down.result.reverted !== n || !down.result.applied) throw new Error(`migrate revert --apply did not converge: ${JSON.stringify(down.result)}`);
 
     return [

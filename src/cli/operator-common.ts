@@ -50,17 +50,25 @@ export function parseSweepTimeout(text: string | undefined): number {
 
 export const DEFAULT_BATCH_SIZE = 256;
 
+/**
+ * `migrate` and `migrate revert`: a pass rewrites payloads only (no
+ * embedding), about 10 µs a record, so 2048 holds the write lock for some
+ * 20-30 ms; a smaller batch commits the pages it shares with its neighbours
+ * (the short_id index above all) again and again.
+ */
+export const SCHEMA_SWEEP_BATCH_SIZE = 2048;
+
 /** `--batch-size <n>`: records written per transaction (one pass of the loop). */
-export function addBatchSizeFlag(cmd: Command): Command {
+export function addBatchSizeFlag(cmd: Command, dflt: number = DEFAULT_BATCH_SIZE): Command {
   return cmd.addOption(
     new Option("--batch-size <n>", "records written per transaction; each pass of the loop writes one batch")
       .argParser(parseUint)
-      .default(BigInt(DEFAULT_BATCH_SIZE), String(DEFAULT_BATCH_SIZE)),
+      .default(BigInt(dflt), String(dflt)),
   );
 }
 
-export function batchSize(value: bigint | undefined): number {
-  const n = value ?? BigInt(DEFAULT_BATCH_SIZE);
+export function batchSize(value: bigint | undefined, dflt: number = DEFAULT_BATCH_SIZE): number {
+  const n = value ?? BigInt(dflt);
   if (n < 1n || n > 100_000n) throw usageError("--batch-size must be an integer from 1 to 100000");
   return Number(n);
 }

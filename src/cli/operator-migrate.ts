@@ -13,6 +13,7 @@ import {
   failure,
   outputMode,
   parseSweepTimeout,
+  SCHEMA_SWEEP_BATCH_SIZE,
   SweepTimeoutError,
   writeDocument,
 } from "./operator-common.js";
@@ -234,7 +235,7 @@ async function snapshotFirst(target: ServingStore): Promise<void> {
 export async function runMigrate(o: MigrateFlags, sweep: { target?: number; rerun?: string } = {}): Promise<void> {
   const output = outputMode(o.output);
   const timeoutMs = parseSweepTimeout(o.timeout);
-  const batch = batchSize(o.batchSize);
+  const batch = batchSize(o.batchSize, SCHEMA_SWEEP_BATCH_SIZE);
   const apply = o.apply === true;
   const progress = apply ? progressMode() : "off";
   const [{ migrate, MigrationStalledError }, { CURRENT_SCHEMA_VERSION }] = await Promise.all([
@@ -272,7 +273,7 @@ async function runRevert(o: RevertFlags): Promise<void> {
   const to = parseRevertTarget(o.to, CURRENT_SCHEMA_VERSION);
   const output = outputMode(o.output);
   const timeoutMs = parseSweepTimeout(o.timeout);
-  const batch = batchSize(o.batchSize);
+  const batch = batchSize(o.batchSize, SCHEMA_SWEEP_BATCH_SIZE);
   const apply = o.apply === true;
   const progress = apply ? progressMode() : "off";
   const { revert, RevertRefusedError, MigrationStalledError } = await import("../store/migrations/index.js");
@@ -314,7 +315,7 @@ export function registerOperatorMigrate(program: Command): void {
     .option("--no-snapshot", "Qdrant: do not make a collection snapshot before --apply writes (the embedded store makes none either way)");
   addOutputFlag(migrate);
   addSweepTimeoutFlag(migrate);
-  addBatchSizeFlag(migrate);
+  addBatchSizeFlag(migrate, SCHEMA_SWEEP_BATCH_SIZE);
   migrate.action(async (o: MigrateFlags) => runMigrate(o));
 
   const status = migrate
@@ -336,6 +337,6 @@ export function registerOperatorMigrate(program: Command): void {
     .option("--apply", "write: run the revert loop instead of previewing");
   addOutputFlag(revert);
   addSweepTimeoutFlag(revert);
-  addBatchSizeFlag(revert);
+  addBatchSizeFlag(revert, SCHEMA_SWEEP_BATCH_SIZE);
   revert.action(async (o: RevertFlags) => runRevert(o));
 }

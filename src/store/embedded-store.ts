@@ -7,8 +7,8 @@ import type { Subject } from "../model/subject.js";
 import { decodeRecord, encodeRecord, type IndexedColumns } from "./codec.js";
 import { lexicalTokens } from "./lexical.js";
 import { citationKey, matches, readable, type RecordAttrs } from "./record-filter.js";
-import { SCHEMA_SQL } from "./sqlite-schema.js";
-import { upgradeLayout } from "./sqlite-layout.js";
+import { MIRRORED_COLUMNS, SCHEMA_SQL } from "./sqlite-schema.js";
+import { upgradeLayout, upgradeUpdateTriggers } from "./sqlite-layout.js";
 import type { ImportRow, ListPage, RecordQuery, ResolveResult, SchemaHistogram, Store, StorePart } from "./store.js";
 import { isUuid } from "./uuid.js";
 import { META_DATABASE_ID, META_WRITE_PROBE } from "./meta-keys.js";
@@ -19,6 +19,7 @@ import { WriteHealth } from "./write-health.js";
 import { damagedRefusal, markHasRecords, openRefusal, prepareDataDir, refuseEmptyWithRecords, type StoreOpenError } from "./open-refusal.js";
 import type { BatchBudget, MigrationStore, PassSource, RowRewrite, VersionedRow, WriteOutcome } from "./migrations/migration-store.js";
 import type { Payload } from "./migrations/step.js";
+import { deepFreeze } from "./migrations/json-value.js";
 import { TopK } from "./exact-scan.js";
 import { VectorIndex, type SnapshotOrigin, type VectorFilter, type VectorHit } from "./vector-index.js";
 import { AccessCoalescer, type AccessEntry } from "./access-coalescer.js";
@@ -43,8 +44,68 @@ const UPDATE_COLUMNS = [
 /** A row's indexed columns as stored, for an update that may leave unchanged ones (and their index) alone. */
 type StoredIndexed = { short_id: string | null; schema_version: number | null; rid?: number };
 
-/** How writeRecord treats a row already at the record's id (see there). */
-type WriteMode = "upsert" | "insert" | "update" | { stored: StoredIndexed } | { expect: string | null };
+/**
+ * How writeRecord treats a row already at the record's id (see there).
+ * `quiet` (with `stored` only): the caller has checked that the write keeps
+ * every mirrored column, the content and the tags, so the UPDATE sets only
+ * short_id, schema_version and payload and fires no trigger.
+ */
+type WriteMode = "upsert" | "insert" | "update" | { stored: StoredIndexed; quiet?: boolean } | { expect: string | null };
+
+/** What a quiet write sets, besides the id it finds the row by. */
+type QuietColumns = Pick<IndexedColumns, "id" | "short_id" | "schema_version" | "payload">;
+
+/**
+ * A row the codec has already encoded (a migration preflight does it ahead
+ * of the pass that writes it). A quiet write needs only the columns it sets,
+ * so that is all a preflight keeps of it.
+ */
+class PreEncoded {
+  constructor(
+    readonly columns: IndexedColumns | QuietColumns,
+    readonly full: boolean,
+  ) {}
+}
+
+/**
+ * A forward preflight's result for one pinned record (see
+ * EmbeddedStore.staged): the indexed columns it was computed from, the
+ * stored payload's size (for the byte budget) and what to write. Kept small:
+ * a preflight holds one per pinned record.
+ */
+type StagedRow = {
+  short_id: string | null;
+  schema_version: number | null;
+  bytes: number;
+  quiet: boolean;
+  /** The whole encoding for a write that is not quiet; for a quiet one the new short_id and payload. */
+  columns: IndexedColumns | { short_id: string | null; payload: string };
+};
+
+/** Payload text (in characters) a forward preflight keeps for its passes; past it a pass computes the rest again. */
+const STAGE_MAX_CHARS = 128 * 1024 * 1024;
+
+/**
+ * The payload keys some reader keeps a copy of: the mirrored columns are
+ * derived from the keys of the same name, the mirror also reads tags and
+ * citations, and the FTS row content and tags.
+ */
+const MIRRORED_KEYS: readonly string[] = [...MIRRORED_COLUMNS, "content", "tags", "citations"];
+
+/** The values of the mirrored keys, frozen where they are objects, so a later identity comparison is sound. */
+function mirroredValues(p: Payload): unknown[] {
+  return MIRRORED_KEYS.map((k) => {
+    const v = p[k];
+    return v !== null && typeof v === "object" ? deepFreeze(v) : v;
+  });
+}
+
+/** Whether writing `next` over a row that held `before` may be quiet: every mirrored key kept, and the version moved. */
+function canBeQuiet(before: readonly unknown[], next: Payload, storedVersion: number | null, version: number): boolean {
+  if (storedVersion === version) return false;
+  for (let i = 0; i < MIRRORED_KEYS.length; i++) if (next[MIRRORED_KEYS[i]!] !== before[i]) return false;
+  return true;
+}
 
 type ScopeStats = { byOwner: Map<string, number>; sharedByOwner: Map<string, number>; shared: number };
 
@@ -65,6 +126,8 @@ const GRAPH_SLICE = 64;
 const GROUP_SLICE = 1000;
 /** A progress line at most this often while the index catches up or builds. */
 const PROGRESS_EVERY_MS = 2000;
+/** How much of the file the open-time integrity check maps (SQLite caps it at its compiled maximum). */
+const CHECK_MMAP_BYTES = 2 ** 40;
 /** SQLite's bound-parameter limit, with room to spare. */
 const IN_LIST_MAX = 500;
 
@@ -193,10 +256,22 @@ export class EmbeddedStore implements Store, MigrationStore {
       db.pragma("journal_mode = WAL");
       db.pragma("synchronous = NORMAL");
       db.pragma("busy_timeout = 5000");
+      // Statement journals (one per UPDATE inside a sweep's transaction) and
+      // the sweep's pin tables stay in memory instead of a temporary file.
+      db.pragma("temp_store = MEMORY");
       upgradeLayout(db, this.log);
       db.exec(SCHEMA_SQL);
+      upgradeUpdateTriggers(db, this.log);
       if (!memory && opts.integrityCheck === true) {
-        const problems = (db.pragma("quick_check(10)") as { quick_check: string }[]).filter((r) => r.quick_check !== "ok").length;
+        // Mapped for the check only: it reads every page, and copying each
+        // one out of the OS cache through read() cost more than the check.
+        db.pragma(`mmap_size = ${CHECK_MMAP_BYTES}`);
+        let problems: number;
+        try {
+          problems = (db.pragma("quick_check(10)") as { quick_check: string }[]).filter((r) => r.quick_check !== "ok").length;
+        } finally {
+          db.pragma("mmap_size = 0");
+        }
         if (problems > 0) throw damagedRefusal(file, problems);
       }
       if (!memory && db.prepare("SELECT 1 FROM records LIMIT 1").get() !== undefined) this.markedHasRecords = markHasRecords(file);
@@ -766,13 +841,18 @@ export class EmbeddedStore implements Store, MigrationStore {
    * when given, goes to its own table, so a write without one never touches it.
    */
   writeRecord(
-    record: MemoryRecord,
+    record: MemoryRecord | PreEncoded,
     vector?: Float32Array,
     version?: number | null,
     mode: WriteMode = "upsert",
     revision: "fresh" | "carried" = "fresh",
   ): boolean {
-    const c = version === undefined ? encodeRecord(record, undefined, revision) : encodeRecord(record, version, revision);
+    if (record instanceof PreEncoded && !record.full && !(typeof mode === "object" && "stored" in mode && mode.quiet === true)) {
+      throw new Error("a partial encoding can only be written quietly");
+    }
+    const c = (
+      record instanceof PreEncoded ? record.columns : version === undefined ? encodeRecord(record, undefined, revision) : encodeRecord(record, version, revision)
+    ) as IndexedColumns;
     if (mode === "update" || (typeof mode === "object" && "stored" in mode)) {
       const stored = typeof mode === "object" ? mode.stored : undefined;
       const keepShort = stored !== undefined && stored.short_id === c.short_id;
@@ -780,10 +860,14 @@ export class EmbeddedStore implements Store, MigrationStore {
       // A caller that read the row in this transaction names its rid: the
       // primary key finds it without a walk of the id index.
       const byRid = stored?.rid !== undefined;
-      const variant = (keepShort ? 1 : 0) | (keepVersion ? 2 : 0) | (byRid ? 4 : 0);
+      const quiet = typeof mode === "object" && mode.quiet === true;
+      const variant = (keepShort ? 1 : 0) | (keepVersion ? 2 : 0) | (byRid ? 4 : 0) | (quiet ? 8 : 0);
       let update = this.updates[variant];
       if (!update) {
-        const cols = UPDATE_COLUMNS.filter((k) => !(keepShort && k === "short_id") && !(keepVersion && k === "schema_version"));
+        const cols = UPDATE_COLUMNS.filter(
+          (k) =>
+            !(keepShort && k === "short_id") && !(keepVersion && k === "schema_version") && !(quiet && (MIRRORED_COLUMNS as readonly string[]).includes(k)),
+        );
         update = this.updates[variant] = {
           cols,
           st: this.db.prepare(`UPDATE records SET ${cols.map((k) => `${k} = ?`).join(", ")} WHERE ${byRid ? "rid = ? AND " : ""}id = ?`),
@@ -1144,6 +1228,7 @@ export class EmbeddedStore implements Store, MigrationStore {
    */
   async pinBelow(target: number): Promise<number> {
     this.tuneForSweep();
+    this.staged = undefined;
     this.db.exec(`CREATE TEMP TABLE IF NOT EXISTS migrate_pin (rid INTEGER PRIMARY KEY);
       CREATE TEMP TABLE IF NOT EXISTS migrate_pending (rid INTEGER PRIMARY KEY);
       DELETE FROM temp.migrate_pin; DELETE FROM temp.migrate_pending;`);
@@ -1153,7 +1238,10 @@ export class EmbeddedStore implements Store, MigrationStore {
   }
 
   async pendingCount(): Promise<number> {
-    return (this.stmt("SELECT count(*) AS n FROM temp.migrate_pending").get() as { n: number }).n;
+    const n = (this.stmt("SELECT count(*) AS n FROM temp.migrate_pending").get() as { n: number }).n;
+    // Nothing left to write: what the preflight kept is not needed any more.
+    if (n === 0) this.staged = undefined;
+    return n;
   }
 
   async countBelow(target: number, pinnedOnly: boolean): Promise<number> {
@@ -1164,23 +1252,66 @@ export class EmbeddedStore implements Store, MigrationStore {
     return (this.stmt(sql).get(target) as { n: number }).n;
   }
 
-  /** One statement over the whole pin: in-process, a batch boundary would only cost. */
-  async scanPinned(target: number, _budget: BatchBudget, visit: (row: VersionedRow) => void): Promise<void> {
-    const rows = this.stmt(
-      `SELECT r.id, r.schema_version, r.payload FROM temp.migrate_pin p JOIN records r ON r.rid = p.rid
-         WHERE r.schema_version IS NULL OR r.schema_version < ? ORDER BY p.rid`,
-    ).iterate(target) as Iterable<{ id: string; schema_version: number | null; payload: string }>;
-    for (const r of rows) visit({ id: r.id, version: r.schema_version ?? 0, payload: JSON.parse(r.payload) as Payload });
+  /**
+   * What the forward preflight computed, per pinned rid, for the passes to
+   * write instead of running every step over the record a second time: the
+   * encoded row, the indexed columns it was computed from, and whether its
+   * write may be quiet (see rewritePass). `seq` is the change-log position
+   * the entries are known to be current at. A record logged as written
+   * after it, or whose short_id or schema_version column changed (which
+   * every quiet write of another sweep does), is computed afresh.
+   */
+  private staged: { target: number; seq: number; rows: Map<number, StagedRow> } | undefined;
+
+  /**
+   * One statement over the whole pin, in one read transaction: in-process,
+   * a batch boundary would only cost. What `visit` returns is encoded and
+   * kept for the passes (up to STAGE_MAX_CHARS of payload text; past that a
+   * pass computes the rest again).
+   */
+  async scanPinned(target: number, _budget: BatchBudget, visit: (row: VersionedRow) => Payload | void): Promise<void> {
+    this.staged = undefined;
+    const rows = new Map<number, StagedRow>();
+    let seq = 0;
+    let chars = 0;
+    // Rows as arrays, the pin probed per record in rid order: the cheapest read of every pinned row.
+    const scan = this.stmt(
+      `SELECT r.rid, r.id, r.short_id, r.schema_version, r.payload FROM records r
+         WHERE r.rid IN temp.migrate_pin AND (r.schema_version IS NULL OR r.schema_version < ?) ORDER BY r.rid`,
+    ).raw(true);
+    // Deferred: the log head and the rows are read from one snapshot.
+    this.db.transaction(() => {
+      seq = this.headSeq();
+      for (const [rid, id, shortId, version, text] of scan.iterate(target) as Iterable<[number, string, string | null, number | null, string]>) {
+        const payload = JSON.parse(text) as Payload;
+        const before = chars < STAGE_MAX_CHARS ? mirroredValues(payload) : undefined;
+        const next = visit({ id, version: version ?? 0, payload });
+        if (!before || !next) continue;
+        const c = encodeRecord(next as unknown as MemoryRecord, target);
+        chars += c.payload.length;
+        const quiet = canBeQuiet(before, next, version, target);
+        rows.set(rid, {
+          short_id: shortId,
+          schema_version: version,
+          bytes: Buffer.byteLength(text, "utf8"),
+          quiet,
+          columns: quiet ? { short_id: c.short_id, payload: c.payload } : c,
+        });
+      }
+    })();
+    this.staged = { target, seq, rows };
   }
 
   /**
    * Counting the records above a version walks the whole index range, and a
    * revert counts once per pass: over a large store that is quadratic. So the
-   * last count is kept with the change-log head it was true at, and a pass
-   * that finds the head unmoved (nothing else wrote in between) hands on the
-   * count less the rows it moved down; any other write forces a real count.
+   * last count is kept with the change-log head and the data version it was
+   * true at, and a pass that finds both unmoved (nothing else wrote in
+   * between: another connection's commit moves the data version, a write of
+   * this one the log head) hands on the count less the rows it moved down;
+   * anything else forces a real count.
    */
-  private aboveCount: { version: number; seq: number; n: number } | undefined;
+  private aboveCount: { version: number; seq: number; dv: number; n: number } | undefined;
 
   private headSeq(): number {
     return (this.stmt("SELECT coalesce(max(seq), 0) AS s FROM change_log").get() as { s: number }).s;
@@ -1188,10 +1319,11 @@ export class EmbeddedStore implements Store, MigrationStore {
 
   async countAbove(version: number): Promise<number> {
     const seq = this.headSeq();
+    const dv = this.readDataVersion();
     const known = this.aboveCount;
-    if (known && known.version === version && known.seq === seq) return known.n;
+    if (known && known.version === version && known.seq === seq && known.dv === dv) return known.n;
     const n = (this.stmt("SELECT count(*) AS n FROM records WHERE schema_version > ?").get(version) as { n: number }).n;
-    this.aboveCount = { version, seq, n };
+    this.aboveCount = { version, seq, dv, n };
     return n;
   }
 
@@ -1221,25 +1353,43 @@ export class EmbeddedStore implements Store, MigrationStore {
     this.sweeping = true;
   }
 
+  /**
+   * A pass writes each row quietly when it can: when the new payload keeps
+   * every key another process mirrors or indexes (the MIRRORED_COLUMNS,
+   * content, tags, citations) and the write moves the row's schema_version,
+   * the UPDATE sets only short_id, schema_version and payload, which fires
+   * no trigger: no change-log row (no reader's mirror changes) and no FTS
+   * comparison, about a third of a pass. Any other write names every column
+   * and is logged and indexed like an ordinary write. The mirrored values are
+   * taken (and frozen, so a rewrite cannot edit them in place) before
+   * `rewrite` sees the row, so the comparison is by identity.
+   */
   async rewritePass(source: PassSource, budget: BatchBudget, version: number, rewrite: RowRewrite): Promise<WriteOutcome[]> {
     this.tuneForSweep();
-    type Read = { rid: number; id: string | null; short_id: string | null; schema_version: number | null; payload: string | null };
+    type Read = { rid: number; id: string | null; short_id: string | null; schema_version: number | null; payload?: string | null };
     const pinned = "pinnedBelow" in source;
+    const staged = this.staged;
+    const stage = pinned && staged !== undefined && staged.target === source.pinnedBelow && version === staged.target ? staged : undefined;
     // Pinned: the head of the pending backlog, with rows gone meanwhile (id null) kept so they can be dropped.
+    // With a staged preflight the payload is read only for the rows computed afresh.
     const read = pinned
-      ? this.stmt(`SELECT q.rid, r.id, r.short_id, r.schema_version, r.payload FROM temp.migrate_pending q
+      ? this.stmt(`SELECT q.rid, r.id, r.short_id, r.schema_version${stage ? "" : ", r.payload"} FROM temp.migrate_pending q
           LEFT JOIN records r ON r.rid = q.rid ORDER BY q.rid LIMIT ?`)
       : this.stmt("SELECT rid, id, short_id, schema_version, payload FROM records WHERE schema_version > ? LIMIT ?");
+    const payloadOf = this.stmt("SELECT payload AS rewrite_source FROM records WHERE rid = ?").pluck();
     const drop = pinned ? this.stmt("DELETE FROM temp.migrate_pending WHERE rid = ?") : undefined;
     const dropRange = pinned ? this.stmt("DELETE FROM temp.migrate_pending WHERE rid >= ? AND rid <= ?") : undefined;
     const outcomes: WriteOutcome[] = [];
     const known = this.aboveCount;
     this.aboveCount = undefined;
     let nextCount: typeof known;
+    let stageSeq: number | undefined;
     // Immediate, like transaction(): wait for a concurrent writer instead of failing.
     this.db
       .transaction(() => {
-        const counted = !pinned && known !== undefined && known.version === source.above && known.seq === this.headSeq();
+        const counted =
+          !pinned && known !== undefined && known.version === source.above && known.seq === this.headSeq() && known.dv === this.readDataVersion();
+        if (stage) this.unstageLogged(stage);
         const rows = (pinned ? read.all(budget.rows) : read.all(source.above, budget.rows)) as Read[];
         // The rows are the head of the backlog in rid order, so when every one
         // of them leaves it, one range delete drops them all.
@@ -1250,12 +1400,29 @@ export class EmbeddedStore implements Store, MigrationStore {
           // Past the first record, a batch ends once it holds the byte budget; the rest wait for the next pass.
           if (bytes >= budget.bytes) break;
           const v = r.schema_version ?? 0;
-          if (!(pinned && (r.payload === null || (r.schema_version !== null && v >= source.pinnedBelow)))) {
-            bytes += Buffer.byteLength(r.payload!, "utf8");
-            const next = rewrite({ id: r.id!, version: v, payload: JSON.parse(r.payload!) as Payload });
-            if (next === undefined) break;
+          if (!(pinned && (r.id === null || (r.schema_version !== null && v >= source.pinnedBelow)))) {
+            const st = stage?.rows.get(r.rid);
+            let record: MemoryRecord | PreEncoded;
+            let quiet: boolean;
+            if (st !== undefined && st.short_id === r.short_id && st.schema_version === r.schema_version) {
+              stage!.rows.delete(r.rid);
+              bytes += st.bytes;
+              quiet = st.quiet;
+              record = quiet
+                ? new PreEncoded({ id: r.id!, short_id: st.columns.short_id, schema_version: version, payload: st.columns.payload }, false)
+                : new PreEncoded(st.columns as IndexedColumns, true);
+            } else {
+              const text = r.payload ?? (payloadOf.get(r.rid) as string);
+              bytes += Buffer.byteLength(text, "utf8");
+              const payload = JSON.parse(text) as Payload;
+              const before = mirroredValues(payload);
+              const next = rewrite({ id: r.id!, version: v, payload });
+              if (next === undefined) break;
+              record = next as unknown as MemoryRecord;
+              quiet = canBeQuiet(before, next, r.schema_version, version);
+            }
             try {
-              outcomes.push(this.writeRecord(next as unknown as MemoryRecord, undefined, version, { stored: r }) ? "ok" : "gone");
+              outcomes.push(this.writeRecord(record, undefined, version, { stored: r, quiet }) ? "ok" : "gone");
             } catch (err) {
               outcomes.push(err as Error);
               // A write that failed leaves its record pending, so the next pass retries it.
@@ -1270,14 +1437,23 @@ export class EmbeddedStore implements Store, MigrationStore {
         }
         if (counted && !pinned && version <= source.above) {
           const moved = outcomes.filter((o) => o === "ok").length;
-          nextCount = { version: source.above, seq: this.headSeq(), n: known.n - moved };
+          nextCount = { version: source.above, seq: this.headSeq(), dv: this.readDataVersion(), n: known.n - moved };
         }
+        // What this pass logged itself concerns rows it has just written, which leave the backlog.
+        if (stage) stageSeq = this.headSeq();
       })
       .immediate();
-    // Only a committed pass hands its count on.
+    // Only a committed pass hands its count and its log position on.
     this.aboveCount = nextCount;
+    if (stage && stageSeq !== undefined) stage.seq = stageSeq;
     this.afterWrite();
     return outcomes;
+  }
+
+  /** Drops the staged rewrite of every record the change log shows written since the stage was last current. */
+  private unstageLogged(stage: NonNullable<EmbeddedStore["staged"]>): void {
+    const logged = this.stmt("SELECT rid AS logged FROM change_log WHERE seq > ?").pluck().all(stage.seq) as number[];
+    for (const rid of logged) stage.rows.delete(rid);
   }
 
   async getMeta(key: string): Promise<string | undefined> {

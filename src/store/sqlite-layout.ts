@@ -49,3 +49,33 @@ function hasVectorColumn(db: Database.Database): boolean {
   const cols = db.prepare("SELECT name FROM pragma_table_info('records')").all() as { name: string }[];
   return cols.some((c) => c.name === "vector");
 }
+
+/**
+ * Files written before the update triggers named their columns fire them
+ * on every UPDATE, a migration pass's payload-only rewrite included. This
+ * recreates the two update triggers in the current form, once, at open, in
+ * one IMMEDIATE transaction (a crash part-way keeps the old ones; a second
+ * process waits for the lock and then finds nothing to do). Both forms log
+ * and index every ordinary write alike, so a binary that still has the old
+ * schema script in it works unchanged on an upgraded file.
+ *
+ * Returns true when it upgraded.
+ */
+export function upgradeUpdateTriggers(db: Database.Database, log: Logger): boolean {
+  if (updateTriggersCurrent(db)) return false;
+  let upgraded = false;
+  db.transaction(() => {
+    if (updateTriggersCurrent(db)) return;
+    db.exec("DROP TRIGGER IF EXISTS records_au; DROP TRIGGER IF EXISTS records_au_fts;");
+    db.exec(SCHEMA_SQL);
+    upgraded = true;
+  }).immediate();
+  if (upgraded) log.info("storage layout upgraded: the update triggers fire on the mirrored columns only");
+  return upgraded;
+}
+
+/** True when both update triggers name their columns, or the file has none yet (the schema script creates them so). */
+function updateTriggersCurrent(db: Database.Database): boolean {
+  const rows = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name IN ('records_au', 'records_au_fts')").all() as { sql: string }[];
+  return rows.every((r) => /\bAFTER\s+UPDATE\s+OF\b/i.test(r.sql));
+}

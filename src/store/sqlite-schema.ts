@@ -1,4 +1,29 @@
 /**
+ * The columns whose writing fires the update triggers: every column a
+ * reader mirrors, so every ordinary write names them (writeRecord's UPDATEs
+ * always set them all). A migration pass that leaves every mirrored column,
+ * the content and the tags as they are sets only short_id, schema_version
+ * and payload, which no other process's mirror and no FTS row reads: it
+ * fires nothing, so it pays no change-log row and no FTS comparison (see
+ * EmbeddedStore.rewritePass).
+ */
+export const MIRRORED_COLUMNS = [
+  "id",
+  "owner",
+  "scope",
+  "visibility",
+  "category",
+  "kind",
+  "created_at",
+  "not_before",
+  "not_after",
+  "superseded_by",
+  "archived_at",
+] as const;
+
+const FIRES_ON = `UPDATE OF ${MIRRORED_COLUMNS.join(", ")}`;
+
+/**
  * The embedded store's tables. The change log and the FTS table are kept by
  * triggers so that any process writing the file (server, operator verbs,
  * migrations) keeps them right without knowing about them.
@@ -45,10 +70,11 @@ CREATE TRIGGER IF NOT EXISTS records_ai AFTER INSERT ON records BEGIN
     coalesce(json_extract(new.payload, '$.content'), '') || ' ' ||
     coalesce((SELECT group_concat(value, ' ') FROM json_each(new.payload, '$.tags')), ''));
 END;
-CREATE TRIGGER IF NOT EXISTS records_au AFTER UPDATE ON records BEGIN
+-- Written only by an UPDATE that names a mirrored column (see MIRRORED_COLUMNS).
+CREATE TRIGGER IF NOT EXISTS records_au AFTER ${FIRES_ON} ON records BEGIN
   INSERT INTO change_log (rid, vec) VALUES (new.rid, 0);
 END;
-CREATE TRIGGER IF NOT EXISTS records_au_fts AFTER UPDATE ON records
+CREATE TRIGGER IF NOT EXISTS records_au_fts AFTER ${FIRES_ON} ON records
 WHEN json_extract(old.payload, '$.content') IS NOT json_extract(new.payload, '$.content')
   OR json_extract(old.payload, '$.tags') IS NOT json_extract(new.payload, '$.tags') BEGIN
   DELETE FROM records_fts WHERE rowid = old.rid;

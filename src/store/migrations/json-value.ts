@@ -13,7 +13,15 @@
 export function deepFreeze<T>(v: T): T {
   if (v !== null && typeof v === "object" && !Object.isFrozen(v)) {
     Object.freeze(v);
-    for (const k of Object.keys(v)) deepFreeze((v as Record<string, unknown>)[k]);
+    if (Array.isArray(v)) {
+      // By index: Object.keys of an array makes a string per element.
+      for (let i = 0; i < v.length; i++) deepFreeze(v[i]);
+    } else {
+      for (const k of Object.keys(v)) {
+        const x = (v as Record<string, unknown>)[k];
+        if (x !== null && typeof x === "object") deepFreeze(x);
+      }
+    }
   }
   return v;
 }

@@ -44,8 +44,15 @@ export interface MigrationStore {
   pendingCount(): Promise<number>;
   /** Records below `target`, or only those also in the pinned set. */
   countBelow(target: number, pinnedOnly: boolean): Promise<number>;
-  /** Visits every pinned record still below `target`, in batches within `budget`, without writing. */
-  scanPinned(target: number, budget: BatchBudget, visit: (row: VersionedRow) => void): Promise<void>;
+  /**
+   * Visits every pinned record still below `target`, in batches within
+   * `budget`, without writing. `visit` may return the payload a pass would
+   * write for that record; a store may keep it and, in the pass that reaches
+   * the record at `target`, write it instead of calling that pass's
+   * `rewrite`, provided the record has not changed since the scan. A store
+   * may as well ignore it and call `rewrite`.
+   */
+  scanPinned(target: number, budget: BatchBudget, visit: (row: VersionedRow) => Payload | void): Promise<void>;
   countAbove(version: number): Promise<number>;
   versionHistogramAbove(version: number): Promise<Map<number, number>>;
   /**

@@ -76,10 +76,11 @@ function forward(row: VersionedRow, target: number, steps: readonly MigrationSte
 /**
  * Runs every step over the pinned backlog without writing, so a step whose
  * real effect differs from its declaration refuses the whole call before
- * the first write.
+ * the first write. The payloads it computes go back to the store, which may
+ * write them in the passes instead of asking for them again.
  */
 function precheck(store: MigrationStore, target: number, budget: BatchBudget, steps: readonly MigrationStep[]): Promise<void> {
-  return store.scanPinned(target, budget, (row) => void forward(row, target, steps));
+  return store.scanPinned(target, budget, (row) => forward(row, target, steps));
 }
 
 /** The payload without its version stamp, which only the codec writes. The row is the caller's to consume. */
