@@ -588,6 +588,10 @@ export class EmbeddedStore implements Store, MigrationStore {
     const attrsOnly = this.stmt(`SELECT ${ATTR_COLUMNS} FROM records WHERE rid = ?`);
     for (const [rid, vec] of vecChanged) {
       const row = (vec ? withVector : attrsOnly).get(rid) as (Row & { vector?: Buffer | null }) | undefined;
+      // A cached payload is re-read rather than dropped: the access-count
+      // flush rewrites exactly the records being read, and would otherwise
+      // turn each one's next read into a miss.
+      const cached = this.payloads.has(rid);
       this.dropAttrs(rid);
       if (this.index && vec) {
         if (row?.vector) this.index.upsert(rid, toFloat32(row.vector));
@@ -596,6 +600,10 @@ export class EmbeddedStore implements Store, MigrationStore {
         this.indexDirty = true;
       }
       if (row) this.applyRow(row);
+      if (row && cached) {
+        const got = this.stmt("SELECT payload FROM records WHERE rid = ?").get(rid) as { payload: string } | undefined;
+        if (got) this.payloads.set(rid, got.payload);
+      }
     }
   }
 

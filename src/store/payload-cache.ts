@@ -24,6 +24,11 @@ export class PayloadCache {
     return this.texts.size;
   }
 
+  /** Whether a text is held, without counting as a read. */
+  has(rid: number): boolean {
+    return this.texts.has(rid);
+  }
+
   get(rid: number): string | undefined {
     const text = this.texts.get(rid);
     if (text !== undefined) {
