@@ -121,6 +121,35 @@ describe("the embedded store", () => {
     await operator.close();
   });
 
+  it("a point read repeated from the loaded mirror still sees every rewrite, here or elsewhere, and hands out its own copy", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "engram-es-"));
+    const server = EmbeddedStore.open({ dataDir: dir, dim: DIM });
+    const operator = EmbeddedStore.open({ dataDir: dir, dim: DIM });
+    await server.create(rec(1), vec(1));
+    await server.create(rec(2), vec(2));
+    await server.warm();
+    const read = async (i: number) => (await server.getReadable(rec(i).id, ANONYMOUS))?.content;
+    expect(await read(1)).toBe("record number 1");
+    const first = (await server.getReadable(rec(1).id, ANONYMOUS))!;
+    first.content = "changed by the caller";
+    first.tags.push("caller-tag");
+    expect(await server.getReadable(rec(1).id, ANONYMOUS)).toMatchObject({ content: "record number 1", tags: [] });
+
+    await server.replace({ ...(await server.getRaw(rec(1).id))!, content: "rewritten here" });
+    expect(await read(1)).toBe("rewritten here");
+    await operator.replace({ ...(await operator.getRaw(rec(1).id))!, content: "rewritten elsewhere" });
+    expect(await read(1)).toBe("rewritten elsewhere");
+
+    expect(await read(2)).toBe("record number 2");
+    server.noteAccess(rec(2).id, "2026-01-01T00:00:00.000Z");
+    server.flushAccess();
+    expect((await server.getReadable(rec(2).id, ANONYMOUS))?.access_count).toBe(1);
+    await operator.delete(rec(2).id);
+    expect(await server.getReadable(rec(2).id, ANONYMOUS)).toBeUndefined();
+    await server.close();
+    await operator.close();
+  });
+
   it("the lexical candidates are the records holding the most (and rarest) query words, ties by age", async () => {
     const s = EmbeddedStore.open({ dataDir: ":memory:", dim: DIM });
     for (let i = 100; i < 140; i++) await s.create({ ...rec(i), content: `plain note ${i} about flux` }, vec(i));

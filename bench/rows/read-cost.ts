@@ -1,18 +1,20 @@
 /**
  * What a read costs next to a call that does nothing, on the same lane.
  *
- * Connect: GetMemory against a no-op RPC registered on the same
- * connectNodeAdapter, served by the same listener (startServer, as
- * `engram serve` runs it) and called through one HTTP/1.1 Connect
- * transport. The no-op service is defined here from a runtime descriptor
- * (google.protobuf.Empty in, Empty out), so it passes through the same
- * adapter, context values and wire as GetMemory and does no work.
+ * Connect: GetMemory against a no-op RPC served by the handler `engram
+ * serve` builds (connectNodeHandler: the request gate, the outcome
+ * interceptor, the subject context and the request observer, here the
+ * metrics one with a silent access log), on the same listener (startServer)
+ * and called through one HTTP/1.1 Connect transport. The no-op service is
+ * defined here from a runtime descriptor (google.protobuf.Empty in, Empty
+ * out) and handed to that handler as an extra route, so it passes through
+ * everything GetMemory does except the method body.
  *
- * MCP: get_memory against a no-op tool registered on the same McpServer,
- * over both lanes: Streamable HTTP (the served lane, one server per POST as
- * mcpHttpHandler builds it, here with the extra tool) and one long-lived
- * server over an in-process transport (the shape of the stdio lane, minus
- * the pipe).
+ * MCP: get_memory against a no-op tool handed to createMcpServer as an extra
+ * tool, so both are listed, dispatched, observed and answered (callTool) by
+ * the same code, over both lanes: Streamable HTTP (mcpHttpHandler, one
+ * server per POST, as served) and one long-lived server over an in-process
+ * transport (the shape of the stdio lane, minus the pipe).
  *
  * Calls alternate between the two sides so drift on a shared machine hits
  * both alike; each figure is the median.
@@ -21,28 +23,25 @@
  *   ENGRAM_BENCH_READS         calls per side and lane (default 1000)
  */
 import { mkdtempSync, rmSync } from "node:fs";
-import type { IncomingMessage, ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { create, createFileRegistry } from "@bufbuild/protobuf";
 import type { GenService } from "@bufbuild/protobuf/codegenv2";
 import { EmptySchema, FileDescriptorProtoSchema, file_google_protobuf_empty } from "@bufbuild/protobuf/wkt";
-import { createClient, type ConnectRouter } from "@connectrpc/connect";
-import { connectNodeAdapter, createConnectTransport } from "@connectrpc/connect-node";
+import { createClient } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-node";
 import { Client as McpClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { CallToolRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { engramRoutes, subjectContextValues } from "../../src/connect/index.js";
-import { ANONYMOUS, createCore, DEFAULT_LIMITS, silentLogger, type Core, type Subject } from "../../src/core/index.js";
+import { connectNodeHandler, DEFAULT_MAX_REQUEST_BYTES } from "../../src/connect/index.js";
+import { ANONYMOUS, createCore, DEFAULT_LIMITS, silentLogger } from "../../src/core/index.js";
 import { loadTokenAuth } from "../../src/core/static-tokens.js";
 import { FakeEmbedder } from "../../src/embed/index.js";
 import { EngramService } from "../../src/gen/engram/v1/engram_pb.js";
-import { callTool, createMcpServer, handlerOf, type ToolName } from "../../src/mcp/index.js";
-import { startServer, subjectOf, type Handler } from "../../src/server.js";
+import { createMcpServer, mcpHttpHandler, type AnyToolHandler } from "../../src/mcp/index.js";
+import { accessLog, createMetrics } from "../../src/observe/index.js";
+import { startServer, type Handler } from "../../src/server.js";
 import { EmbeddedStore } from "../../src/store/embedded-store.js";
 import { syntheticRecord } from "../../test/helpers/synthetic-record.js";
 import type { BenchRow, BenchSection } from "../bench-row.js";
@@ -64,36 +63,10 @@ const NoopService = createFileRegistry(
   noop: { methodKind: "unary"; input: typeof EmptySchema; output: typeof EmptySchema };
 }>;
 
-/**
- * The engram server answers tools/call itself (names outside its table are
- * refused), so the no-op joins that same dispatch: listed like any tool, and
- * answered by a tools/call handler that routes every other name exactly as
- * createMcpServer's does.
- */
-function addNoopTool(server: McpServer, core: Core, subject: Subject): void {
-  server.registerTool("bench_noop", { description: "does nothing", inputSchema: {} }, () => ({ content: [{ type: "text", text: "" }] }));
-  const ctx = { core, subject };
-  server.server.setRequestHandler(CallToolRequestSchema, (request) => {
-    const name = request.params.name;
-    if (name === "bench_noop") return { content: [{ type: "text", text: "" }] };
-    return callTool(name as ToolName, handlerOf(name as ToolName)!, ctx, request.params.arguments ?? {});
-  });
-}
-
-/** mcpHttpHandler's shape (one server and one transport per POST, plain JSON answers), with the no-op tool added. */
-function mcpHandlerWithNoop(core: Core): Handler {
-  return (req, res) => {
-    const subject = subjectOf(req) ?? ANONYMOUS;
-    const server = createMcpServer(core, subject);
-    addNoopTool(server, core, subject);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.once("close", () => {
-      void transport.close();
-      void server.close();
-    });
-    void server.connect(transport).then(() => transport.handleRequest(req as IncomingMessage, res as ServerResponse));
-  };
-}
+/** A tool that takes no arguments and answers an empty result, through the server's own dispatch. */
+const NOOP_TOOL: Record<string, AnyToolHandler> = {
+  bench_noop: { description: "does nothing", input: {}, run: () => Promise.resolve({ text: "", structured: {} }) },
+};
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -142,14 +115,18 @@ export const readCost: BenchSection = async () => {
   });
   const core = createCore({ store, embedder: new FakeEmbedder(DIM), limits: DEFAULT_LIMITS, now: () => new Date(), log: silentLogger });
   const auth = loadTokenAuth({});
-  const connect = connectNodeAdapter({
-    routes: (router: ConnectRouter) => {
-      engramRoutes(core, silentLogger)(router);
-      router.service(NoopService, { noop: () => create(EmptySchema) });
-    },
-    contextValues: subjectContextValues(auth),
-  }) as unknown as Handler;
-  const server = await startServer({ listenAddr: "127.0.0.1:0", connect, mcp: mcpHandlerWithNoop(core), auth, log: () => {} });
+  // What serve() observes each request with; the access log is silent here.
+  const metrics = createMetrics();
+  const observe = accessLog(silentLogger, metrics.observe);
+  const connect = connectNodeHandler({
+    core,
+    log: silentLogger,
+    auth,
+    maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
+    observe,
+    extraRoutes: (router) => router.service(NoopService, { noop: () => create(EmptySchema) }),
+  }) as Handler;
+  const server = await startServer({ listenAddr: "127.0.0.1:0", connect, mcp: mcpHttpHandler(core, observe, NOOP_TOOL), auth, log: () => {} });
   // Ids spread over the store, so reads do not all hit one cached page.
   const ids = Array.from({ length: 97 }, (_, i) => syntheticRecord(Math.floor((i * records) / 97)).id);
   let k = 0;
@@ -175,8 +152,7 @@ export const readCost: BenchSection = async () => {
     await http.close();
 
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    const one = createMcpServer(core, ANONYMOUS);
-    addNoopTool(one, core, ANONYMOUS);
+    const one = createMcpServer(core, ANONYMOUS, observe, NOOP_TOOL);
     await one.connect(serverSide);
     const mem = new McpClient({ name: "bench", version: "0" });
     await mem.connect(clientSide);

@@ -1,10 +1,8 @@
-import { create, type DescMessage } from "@bufbuild/protobuf";
-import { timestampDate, timestampFromDate, type Timestamp } from "@bufbuild/protobuf/wkt";
+import { create, protoInt64, type DescMessage } from "@bufbuild/protobuf";
+import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
 import type { MemoryView, RecallGateHidden, Coverage, StoreArgs } from "../core/index.js";
 import { fieldShapeError } from "./decode-diagnosis.js";
 import {
-  CitationSchema,
-  MemorySchema,
   RecallGateHiddenSchema,
   type Citation as PbCitation,
   type Memory,
@@ -14,10 +12,6 @@ import {
 /** uint64 knobs arrive as bigint; anything past 2^53 is far above every cap anyway. */
 export function count(v: bigint): number {
   return v > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(v);
-}
-
-function ts(s: string | undefined) {
-  return s ? timestampFromDate(new Date(s)) : undefined;
 }
 
 /** The range google.protobuf.Timestamp allows: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z. */
@@ -39,10 +33,32 @@ export function rfc3339Of(schema: DescMessage, field: string, t: Timestamp | und
   return timestampDate(t).toISOString();
 }
 
+/**
+ * A Timestamp as timestampFromDate builds it, as a plain message object:
+ * create() walks the descriptor, which costs a read more than the read.
+ */
+function pbTs(s: string): Timestamp {
+  const ms = new Date(s).getTime();
+  const seconds = Math.floor(ms / 1000);
+  return { $typeName: "google.protobuf.Timestamp", seconds: protoInt64.parse(seconds), nanos: (ms - seconds * 1000) * 1000000 };
+}
+
+function pbCitation(c: PbCitationInit): PbCitation {
+  return { $typeName: "engram.v1.Citation", kind: c.kind ?? "", ref: c.ref ?? "", locator: c.locator ?? "", pin: c.pin ?? "", excerpt: c.excerpt ?? "" };
+}
+
+type PbCitationInit = Partial<Pick<PbCitation, "kind" | "ref" | "locator" | "pin" | "excerpt">>;
+
+/**
+ * Every field spelled out, as create(MemorySchema, ...) would fill it (the
+ * Memory type makes leaving one out a compile error); optional fields and
+ * unset Timestamps stay absent. Built as a literal because create() costs as much as
+ * the rest of a point read's lane work.
+ */
 export function toPbMemory(v: Partial<MemoryView>): Memory {
-  return create(MemorySchema, {
+  const m: Memory = {
+    $typeName: "engram.v1.Memory",
     id: v.id ?? "",
-    shortId: v.short_id ?? "",
     content: v.content ?? "",
     scope: v.scope ?? "",
     repo: v.repo ?? "",
@@ -55,24 +71,26 @@ export function toPbMemory(v: Partial<MemoryView>): Memory {
     actor: v.actor ?? "",
     owner: v.owner ?? "",
     visibility: v.visibility ?? "",
-    createdAt: ts(v.created_at),
     summary: v.summary ?? "",
     summarySource: v.summary_source ?? "",
     score: v.score ?? 0,
+    shortId: v.short_id ?? "",
     accessCount: BigInt(v.access_count ?? 0),
-    lastAccessedAt: ts(v.last_accessed_at),
     kind: v.kind ?? "",
-    citations: (v.citations ?? []).map((c) => create(CitationSchema, c)),
-    supersededBy: v.superseded_by,
+    citations: (v.citations ?? []).map(pbCitation),
     supersedes: v.supersedes ?? [],
-    notBefore: ts(v.not_before),
-    notAfter: ts(v.not_after),
-    archivedAt: ts(v.archived_at),
     schemaVersion: v.schema_version ?? 0,
     summaryModel: v.summary_model ?? "",
-    summaryEgressAt: ts(v.summary_egress_at),
     truncated: v.truncated ?? false,
-  });
+  };
+  if (v.superseded_by !== undefined) m.supersededBy = v.superseded_by;
+  if (v.created_at) m.createdAt = pbTs(v.created_at);
+  if (v.last_accessed_at) m.lastAccessedAt = pbTs(v.last_accessed_at);
+  if (v.not_before) m.notBefore = pbTs(v.not_before);
+  if (v.not_after) m.notAfter = pbTs(v.not_after);
+  if (v.archived_at) m.archivedAt = pbTs(v.archived_at);
+  if (v.summary_egress_at) m.summaryEgressAt = pbTs(v.summary_egress_at);
+  return m;
 }
 
 export function toPbHidden(h: RecallGateHidden): PbRecallGateHidden {

@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
-import { Code, ConnectError, createConnectRouter } from "@connectrpc/connect";
+import { Code, ConnectError, createConnectRouter, type ConnectRouter } from "@connectrpc/connect";
 import { codeFromHttpStatus } from "@connectrpc/connect/protocol-connect";
 import { compressionBrotli, compressionGzip, universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
 import type { Core, Logger } from "../core/index.js";
@@ -24,6 +24,11 @@ export type ConnectHandlerOptions = {
   maxRequestBytes: number;
   /** Told how each RPC ended (the access log, the metrics); nothing when absent. */
   observe?: RequestObserver;
+  /**
+   * More services, served behind the same gate, interceptors and context as
+   * EngramService (the read-cost bench's no-op RPC); none in `engram serve`.
+   */
+  extraRoutes?: (router: ConnectRouter) => void;
 };
 
 type NodeRequest = IncomingMessage | Http2ServerRequest;
@@ -38,6 +43,7 @@ export function connectNodeHandler(opts: ConnectHandlerOptions): (req: NodeReque
     interceptors: [outcomeInterceptor],
   });
   engramRoutes(opts.core, opts.log)(router);
+  opts.extraRoutes?.(router);
   const handlers = new Map(router.handlers.map((h) => [h.requestPath, gateHandler(h, { maxRequestBytes: opts.maxRequestBytes, log: opts.log })]));
   // Reflection streams, so the unary gate (which reads one whole message)
   // does not front it; the bearer check runs in the service before any read,

@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import type { Core, Logger } from "../core/index.js";
-import type { RelatedEdge as PbRelatedEdge } from "../gen/engram/v1/engram_pb.js";
+import type { GetMemoryResponse, RelatedEdge as PbRelatedEdge } from "../gen/engram/v1/engram_pb.js";
 import {
   ArchiveMemoryResponseSchema,
   ArchiveOutcome,
@@ -33,7 +33,6 @@ import {
   DeleteMemoryResponseSchema,
   StoreRuleResponseSchema,
   EngramService,
-  GetMemoryResponseSchema,
   ListMemoriesResponseSchema,
   ListScopesResponseSchema,
   ScopeCountSchema,
@@ -133,7 +132,9 @@ export function engramServiceImpl(core: Core, log: Logger): ServiceImpl<typeof E
 
     getMemory: guard("GetMemory", async (req, ctx) => {
       const m = await core.getMemory(subjectOf(ctx), { id: opt(req.id) });
-      return create(GetMemoryResponseSchema, { memory: toPbMemory(m) });
+      // A literal, like toPbMemory: create() would walk the descriptor again.
+      const res: GetMemoryResponse = { $typeName: "engram.v1.GetMemoryResponse", memory: toPbMemory(m) };
+      return res;
     }),
 
     storeMemory: guard("StoreMemory", async (req, ctx) => {

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { Core } from "../core/index.js";
+import type { AnyToolHandler } from "./handlers.js";
 import type { RequestObserver } from "../observe/index.js";
 import { subjectOf, type AnyRequest, type AnyResponse, type Handler } from "../server.js";
 import { createMcpServer } from "./server.js";
@@ -22,7 +23,7 @@ function sendJsonRpcError(res: AnyResponse, status: number, message: string, hea
  * session to resume, so GET (a standalone event stream) and DELETE (ending a
  * session) are answered 405, which MCP clients accept.
  */
-export function mcpHttpHandler(core: Core, observe?: RequestObserver): Handler {
+export function mcpHttpHandler(core: Core, observe?: RequestObserver, extraTools?: Readonly<Record<string, AnyToolHandler>>): Handler {
   return (req: AnyRequest, res: AnyResponse): void => {
     const subject = subjectOf(req);
     if (subject === undefined) {
@@ -34,7 +35,7 @@ export function mcpHttpHandler(core: Core, observe?: RequestObserver): Handler {
       sendJsonRpcError(res, 405, "Method not allowed.", { allow: "POST" });
       return;
     }
-    const server = createMcpServer(core, subject, observe);
+    const server = createMcpServer(core, subject, observe, extraTools);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.once("close", () => {
       void transport.close();

@@ -48,13 +48,19 @@ function isToolName(name: string): name is ToolName {
  * SDK, which would check arguments against those schemas and answer in its
  * own words: every argument goes to the core, which names the right field.
  */
-export function createMcpServer(core: Core, subject: Subject, observe?: RequestObserver): McpServer {
+export function createMcpServer(
+  core: Core,
+  subject: Subject,
+  observe?: RequestObserver,
+  /** More tools, listed and dispatched exactly like the table's (the read-cost bench's no-op); none when served. */
+  extraTools: Readonly<Record<string, AnyToolHandler>> = {},
+): McpServer {
   const server = new EngramMcpServer(
     { name: SERVER_NAME, version: SERVER_VERSION },
     { capabilities: { experimental: { [CONTRACT_CAPABILITY]: { version: CONTRACT_VERSION } } } },
   );
   const ctx: ToolContext = { core, subject };
-  const run = async (name: ToolName, h: AnyToolHandler, args: Record<string, unknown>): Promise<CallToolResult> => {
+  const run = async (name: string, h: AnyToolHandler, args: Record<string, unknown>): Promise<CallToolResult> => {
     if (!observe) return callTool(name, h, ctx, args);
     const started = performance.now();
     let outcome: { code: Code | "ok"; hint?: string } = { code: "ok" };
@@ -75,11 +81,14 @@ export function createMcpServer(core: Core, subject: Subject, observe?: RequestO
       (args) => run(name, h, args),
     );
   }
+  for (const [name, h] of Object.entries(extraTools)) {
+    server.registerTool(name, { description: h.description, inputSchema: h.input }, (args) => run(name, h, args));
+  }
   server.server.setRequestHandler(CallToolRequestSchema, (request) => {
     const name = request.params.name;
-    const h = isToolName(name) ? handlerOf(name) : undefined;
+    const h = isToolName(name) ? handlerOf(name) : Object.hasOwn(extraTools, name) ? extraTools[name] : undefined;
     if (!h) throw protocolError(ErrorCode.InvalidParams, UNKNOWN_TOOL);
-    return run(name as ToolName, h, request.params.arguments ?? {});
+    return run(name, h, request.params.arguments ?? {});
   });
   return server;
 }
@@ -96,7 +105,7 @@ function withoutNulls(args: Record<string, unknown>): Record<string, unknown> {
  * and an unclassified failure is logged here and sent as "internal error".
  */
 export async function callTool(
-  name: ToolName,
+  name: string,
   h: AnyToolHandler,
   ctx: ToolContext,
   args: Record<string, unknown>,

@@ -4,6 +4,7 @@ import Database from "better-sqlite3";
 import type { Logger } from "../model/logger.js";
 import type { MemoryRecord, ScoredRecord } from "../model/record.js";
 import type { Subject } from "../model/subject.js";
+import { PayloadCache } from "./payload-cache.js";
 import { decodeRecord, encodeRecord, type IndexedColumns } from "./codec.js";
 import { lexicalTokens } from "./lexical.js";
 import { citationKey, matches, readable, type RecordAttrs } from "./record-filter.js";
@@ -589,6 +590,7 @@ export class EmbeddedStore implements Store, MigrationStore {
    */
   private beginMirrorLoad(): void {
     this.attrs.clear();
+    this.payloads.clear();
     this.ridById.clear();
     this.ridsByScope.clear();
     this.scopeStats.clear();
@@ -661,6 +663,10 @@ export class EmbeddedStore implements Store, MigrationStore {
     const attrsOnly = this.stmt(`SELECT ${ATTR_COLUMNS} FROM records WHERE rid = ?`);
     for (const [rid, vec] of vecChanged) {
       const row = (vec ? withVector : attrsOnly).get(rid) as (Row & { vector?: Buffer | null }) | undefined;
+      // A cached payload is re-read rather than dropped: the access-count
+      // flush rewrites exactly the records being read, and would otherwise
+      // turn each one's next read into a miss.
+      const cached = this.payloads.has(rid);
       this.dropAttrs(rid);
       if (this.index && vec) {
         if (row?.vector) this.index.upsert(rid, toFloat32(row.vector));
@@ -669,6 +675,10 @@ export class EmbeddedStore implements Store, MigrationStore {
         this.indexDirty = true;
       }
       if (row) this.applyRow(row);
+      if (row && cached) {
+        const got = this.stmt("SELECT payload FROM records WHERE rid = ?").get(rid) as { payload: string } | undefined;
+        if (got) this.payloads.set(rid, got.payload);
+      }
     }
   }
 
@@ -703,6 +713,7 @@ export class EmbeddedStore implements Store, MigrationStore {
   }
 
   private dropAttrs(rid: number): void {
+    this.payloads.delete(rid);
     const a = this.attrs.get(rid);
     if (!a) return;
     this.attrs.delete(rid);
@@ -774,23 +785,34 @@ export class EmbeddedStore implements Store, MigrationStore {
     return this.pointRead(id, (a) => readable(a, { subject, ownerOnly: true }));
   }
 
+  /** Point reads' payload texts; a rid is dropped wherever its attributes are. */
+  private readonly payloads = new PayloadCache();
+
   /**
-   * One record by id, if the mirror admits it. With the mirror loaded, the
-   * payload and the database's data_version are read by one statement (one
-   * read transaction, one snapshot): an unchanged version proves the mirror
-   * was current for that snapshot, so a read costs one statement instead of
-   * a version check followed by a payload read. Anything else catches up
-   * first, as every read does.
+   * One record by id, if the mirror admits it. With the mirror loaded, an
+   * unchanged data_version proves the mirror (and so the payload cache) was
+   * current: a cached payload then costs only that version check, and an
+   * uncached one is read together with the version by one statement (one
+   * read transaction, one snapshot). Anything else catches up first, as
+   * every read does.
    */
   private pointRead(id: string, admits: (a: RecordAttrs) => boolean): MemoryRecord | undefined {
     if (this.mirrorLoaded) {
       const rid = this.ridById.get(id);
       const a = rid === undefined ? undefined : this.attrs.get(rid);
       if (a && admits(a)) {
-        const row = this.stmt("SELECT payload, (SELECT data_version FROM pragma_data_version) AS dv FROM records WHERE rid = ?").get(a.rid) as
-          | { payload: string; dv: number }
-          | undefined;
-        if (row && row.dv === this.dataVersion) return decodeRecord(row.payload);
+        const cached = this.payloads.get(a.rid);
+        if (cached !== undefined) {
+          if (this.readDataVersion() === this.dataVersion) return decodeRecord(cached);
+        } else {
+          const row = this.stmt("SELECT payload, (SELECT data_version FROM pragma_data_version) AS dv FROM records WHERE rid = ?").get(a.rid) as
+            | { payload: string; dv: number }
+            | undefined;
+          if (row && row.dv === this.dataVersion) {
+            this.payloads.set(a.rid, row.payload);
+            return decodeRecord(row.payload);
+          }
+        }
       } else if (this.readDataVersion() === this.dataVersion) {
         return undefined;
       }
