@@ -375,6 +375,28 @@ describe("what a pass writes, as other connections see it", () => {
     await store.close();
   });
 
+  it("a server that point-read a record before a quiet pass returns it migrated after, not the payload it read before", async () => {
+    const { store, server } = pair();
+    seed(store, 50, 0);
+    const first = (await server.list(everything, { order: "asc", limit: 1 })).records[0]!;
+    const { id } = first;
+    const subject = { ...ANONYMOUS, owner: first.owner ?? "" };
+    // Twice: the second read is answered from the server's payload cache.
+    expect((await server.getReadable(id, subject))?.schema_version).toBe(0);
+    expect((await server.getReadable(id, subject))?.schema_version).toBe(0);
+    const before = logged(store);
+    expect(await migrate(store, { target: 2, apply: true })).toMatchObject({ migrated: 50, backlog: 0 });
+    expect(logged(store)).toBe(before);
+    // Twice again: the first read after the sweep catches up, the second must not fall back on the old text.
+    for (let i = 0; i < 2; i++) {
+      const after = await server.getReadable(id, subject);
+      expect(after?.schema_version).toBe(2);
+      expect(after?.short_id).toMatch(/^[0-9A-Z]{10}$/);
+    }
+    await server.close();
+    await store.close();
+  });
+
   it("a step that fills a key the mirror or the word index reads is written like an ordinary write: logged, indexed, and seen by a server", async () => {
     const { store, server } = pair();
     // Written by a binary that stored no tags key at all.

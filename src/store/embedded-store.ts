@@ -649,6 +649,9 @@ export class EmbeddedStore implements Store, MigrationStore {
     }
     const dv = this.readDataVersion();
     if (!force && dv === this.dataVersion) return;
+    // Another connection committed: a sweep's quiet writes rewrite payloads
+    // without a change-log row, so no cached text can be trusted past it.
+    if (dv !== this.dataVersion) this.payloads.clear();
     this.dataVersion = dv;
     const changes = this.stmt("SELECT seq, rid, vec FROM change_log WHERE seq > ? ORDER BY seq").all(this.lastSeq) as {
       seq: number;

@@ -2,8 +2,10 @@
  * Payload texts of recently read records, by rid, least recently used
  * dropped first once either bound is passed. The store drops a rid whenever
  * its mirror learns the row changed (the same change-log pass that updates
- * the attributes), so an entry is never older than the mirror; a point read
- * still checks SQLite's data_version before trusting one. Texts, not decoded
+ * the attributes), so an entry is never older than the mirror, and empties
+ * it whenever another connection has committed (a sweep's quiet writes are
+ * not in the change log); a point read checks SQLite's data_version before
+ * trusting an entry. Texts, not decoded
  * records: every read decodes its own copy, so no caller can change what the
  * next one sees.
  */
