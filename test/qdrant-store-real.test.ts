@@ -4,11 +4,13 @@ import { FakeEmbedder } from "../src/embed/fake-embedder.js";
 import { ownerSubject } from "../src/model/subject.js";
 import { QdrantStore } from "../src/store/qdrant/index.js";
 import { TargetsSupersededError } from "../src/store/store-errors.js";
+import { storeConformance } from "./conformance/store-conformance.js";
 import { syntheticRecord } from "./helpers/synthetic-record.js";
 
 /**
  * The same guarantees against a real Qdrant, when ENGRAM_TEST_QDRANT_URL
- * names one: a unique alias per run, its collection dropped after.
+ * names one: the whole conformance suite (two instances on a collection of
+ * each test's own, dropped after it) and a start-up race, on unique aliases.
  * ENGRAM_REQUIRE_QDRANT=1 makes a missing server a failure, not a skip.
  */
 const URL_ = process.env.ENGRAM_TEST_QDRANT_URL;
@@ -26,9 +28,28 @@ if (!URL_) {
     describe.skip("real Qdrant", () => it("needs ENGRAM_TEST_QDRANT_URL", () => {}));
   }
 } else {
+  const apiKey = process.env.ENGRAM_TEST_QDRANT_API_KEY || undefined;
+  /** Drops the collection an alias names (Qdrant drops the alias with it). */
+  const drop = async (alias: string): Promise<void> => {
+    const client = new QdrantClient({ url: URL_, apiKey, checkCompatibility: false });
+    const { aliases } = await client.getAliases();
+    const target = aliases.find((a) => a.alias_name === alias)?.collection_name;
+    if (target) await client.deleteCollection(target);
+  };
+
+  storeConformance("qdrant (two instances on a real Qdrant)", async () => {
+    const dim = 32;
+    const collection = QdrantStore.uniqueCollection("engram-conformance");
+    return {
+      dim,
+      open: async () => QdrantStore.open({ url: URL_, apiKey, collection, dim }),
+      migrations: (store) => (store as QdrantStore).migrationStore(),
+      cleanup: () => drop(collection),
+    };
+  });
+
   describe("the Qdrant store against a real Qdrant", () => {
     const alias = QdrantStore.uniqueCollection("engram-test");
-    const apiKey = process.env.ENGRAM_TEST_QDRANT_API_KEY || undefined;
     const embedder = new FakeEmbedder(32);
     const ALICE = ownerSubject("alice");
     const opened: QdrantStore[] = [];
@@ -40,10 +61,7 @@ if (!URL_) {
 
     afterAll(async () => {
       for (const s of opened) await s.close();
-      const client = new QdrantClient({ url: URL_, apiKey, checkCompatibility: false });
-      const { aliases } = await client.getAliases();
-      const target = aliases.find((a) => a.alias_name === alias)?.collection_name;
-      if (target) await client.deleteCollection(target);
+      await drop(alias);
     });
 
     it("two stores start at once, create insert-only, and of 20 racing supersedes exactly one wins", async () => {
