@@ -63,7 +63,18 @@ export async function load(url, context, next) {
 `,
   );
   register = join(tmp, "register.mjs");
-  writeFileSync(register, `import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
+  // Node's own modules never reach the hook: the exit handler lists the ones this run loaded, as "node:internal/…".
+  writeFileSync(
+    register,
+    `import { appendFileSync } from "node:fs";
+import { register } from "node:module";
+register(${JSON.stringify(pathToFileURL(hooks).href)});
+process.on("exit", () => {
+  const log = process.env.ENGRAM_TEST_LOAD_LOG;
+  if (log) appendFileSync(log, process.moduleLoadList.filter((m) => m.startsWith("NativeModule ")).map((m) => "node:" + m.slice(13) + "\\n").join(""));
+});
+`,
+  );
 });
 
 describe("the built engram bin", { timeout: 120_000 }, () => {
@@ -77,11 +88,14 @@ describe("the built engram bin", { timeout: 120_000 }, () => {
     expect(r.loaded.filter((u) => /\.[cm]?ts$/.test(u))).toEqual([]);
   });
 
-  it("engram get against an unreachable server loads no MCP SDK, model, SQLite or vector index, and says why it failed", async () => {
+  it("engram get against an unreachable server loads no MCP SDK, model, SQLite, vector index or Node's fetch implementation, and says why it failed", async () => {
     const r = await traced(["get", "0000000000", "--server", "http://127.0.0.1:1"]);
     expect(r.code).toBe(EXIT.unavailable);
     expect(r.stderr).toBe("engram: connect ECONNREFUSED 127.0.0.1:1\n");
     expect(r.loaded.filter((u) => HEAVY.some((h) => u.includes(h)))).toEqual([]);
+    // The exit handler did report Node's own modules: the HTTP client is among them.
+    expect(r.loaded).toContain("node:_http_client");
+    expect(r.loaded.filter((u) => u.includes("undici"))).toEqual([]);
     // Commander, Connect and protobuf come from the bundle, not from node_modules.
     expect(r.loaded.filter((u) => u.includes("/node_modules/"))).toEqual([]);
   });

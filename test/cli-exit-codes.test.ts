@@ -99,6 +99,8 @@ type Row = {
   stderrLine?: string;
   /** A fragment stderr must contain. */
   stderrHas?: string;
+  /** A fragment stderr must not contain: a secret the invocation carried. */
+  stderrLacks?: string;
 };
 
 const OVERSIZED = "x".repeat(70_000);
@@ -256,6 +258,23 @@ const ROWS: Row[] = [
     target: "untouched",
     exit: EXIT.usage,
     stderrLine: "engram: --timeout must be at most 596h",
+  },
+  {
+    name: "an ENGRAM_TOKEN with a line break in it is refused before dialing, and the token is never shown",
+    args: ["get", "abc"],
+    target: "untouched",
+    env: { ENGRAM_TOKEN: "tok-SECRET\nsecond-line" },
+    exit: EXIT.usage,
+    stderrLine: "engram: ENGRAM_TOKEN holds a token with whitespace, control or non-Latin-1 characters, which an Authorization header cannot carry",
+    stderrLacks: "SECRET",
+  },
+  {
+    name: "a --token-file token past Latin-1 is refused before dialing, and the token is never shown",
+    args: ["get", "abc", "--token-file", "{euroTokenFile}"],
+    target: "untouched",
+    exit: EXIT.usage,
+    stderrLine: "engram: --token-file holds a token with whitespace, control or non-Latin-1 characters, which an Authorization header cannot carry",
+    stderrLacks: "SECRET",
   },
   {
     name: "a malformed ENGRAM_TIMEOUT is refused before dialing",
@@ -467,7 +486,7 @@ const ROWS: Row[] = [
 ];
 
 /** Pinned so a deleted row fails the suite instead of shrinking it. */
-const EXPECTED_ROW_COUNT = 57;
+const EXPECTED_ROW_COUNT = 59;
 
 /** Statuses no row can produce yet, and the command that will; empty since the operator verbs landed. */
 const PENDING_ROWS: { name: string; exit: number; waitsFor: string }[] = [];
@@ -546,6 +565,8 @@ describe("engram exit statuses", { timeout: 180_000 }, () => {
     placeholders.wrongTokenFile = join(tmp, "wrong-token");
     writeFileSync(placeholders.goodTokenFile, "tok-a\n");
     writeFileSync(placeholders.wrongTokenFile, "tok-wrong\n");
+    placeholders.euroTokenFile = join(tmp, "euro-token");
+    writeFileSync(placeholders.euroTokenFile, "tok-SECRET-\u20ac\n");
 
     await server.client().storeMemory({
       content: "first text",
@@ -635,6 +656,7 @@ describe("engram exit statuses", { timeout: 180_000 }, () => {
       expect(parse(line).kind === "envelope" || line.startsWith("engram: "), line).toBe(true);
     }
     if (row.stderrHas !== undefined) expect(run.stderr).toContain(row.stderrHas);
+    if (row.stderrLacks !== undefined) expect(run.stderr).not.toContain(row.stderrLacks);
     // No row may open a connection to the untouched listener: every refusal above happens before dialing.
     expect(untouched.connections()).toBe(0);
   });

@@ -81,9 +81,20 @@ export function resolveClient(values: ClientFlagValues, cmd: Command, env: NodeJ
   return { baseUrl: server.replace(/\/+$/, ""), token, timeoutMs: Math.ceil(ms), output, insecure };
 }
 
+/** Whitespace and control characters, as the server's token table refuses them, and anything a header cannot carry. */
+const TOKEN_UNSENDABLE = /[\s\u0000-\u001f\u007f\u0100-\uffff]/;
+
+/** A token is a secret: a bad one is named by where it came from, never shown. */
+function checkToken(token: string, from: string): string {
+  if (TOKEN_UNSENDABLE.test(token)) {
+    throw usageError(`${from} holds a token with whitespace, control or non-Latin-1 characters, which an Authorization header cannot carry`);
+  }
+  return token;
+}
+
 function resolveToken(tokenFile: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
   const fromEnv = env.ENGRAM_TOKEN?.trim();
-  if (fromEnv) return fromEnv;
+  if (fromEnv) return checkToken(fromEnv, "ENGRAM_TOKEN");
   if (tokenFile === undefined) return undefined;
   let text: string;
   try {
@@ -94,5 +105,5 @@ function resolveToken(tokenFile: string | undefined, env: NodeJS.ProcessEnv): st
   }
   const token = text.trim();
   if (token === "") throw usageError("--token-file is empty");
-  return token;
+  return checkToken(token, "--token-file");
 }

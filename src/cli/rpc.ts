@@ -4,6 +4,7 @@ import { CONNECT_CODE_NAME, exitForConnectCode } from "../argerror/index.js";
 import { EngramService } from "../gen/engram/v1/engram_pb.js";
 import type { ClientSettings } from "./client-flags.js";
 import { CliFailure, cliLines } from "./failure.js";
+import { installHeaderMap } from "./header-map.js";
 
 export type EngramClient = Client<typeof EngramService>;
 
@@ -17,6 +18,7 @@ export async function callEngram<T>(
   settings: ClientSettings,
   fn: (client: EngramClient, options: CallOptions) => Promise<T>,
 ): Promise<T> {
+  installHeaderMap();
   const transport = createConnectTransport({
     baseUrl: settings.baseUrl,
     httpVersion: "1.1",
