@@ -97,6 +97,49 @@ describe("the registry", () => {
     await expect(migrate(store, { target: 1, apply: true, steps: sneaky })).rejects.toThrow("step 0->1 rewrote key content");
     expect(payloads(store)).toEqual(before);
   });
+
+  // The checks take a shortcut when a step's output keeps its input's key order; the verdict must not depend on it.
+  const reordered = (p: Record<string, unknown>) => Object.fromEntries(Object.entries(p).reverse());
+  const without = (p: Record<string, unknown>, ...keys: string[]) => Object.fromEntries(Object.entries(p).filter(([k]) => !keys.includes(k)));
+
+  it.each([
+    ["removes a key", (p: Record<string, unknown>) => ({ ...without(p, "content"), short_id: "X" }), "step 0->1 removed key content"],
+    ["adds an undeclared key", (p: Record<string, unknown>) => ({ ...p, short_id: "X", extra: 1 }), "step 0->1 added undeclared key extra"],
+    ["rewrites a key", (p: Record<string, unknown>) => ({ ...p, short_id: "X", category: "other" }), "step 0->1 rewrote key category"],
+  ])("a step that %s is refused in the same words whatever order its output lists its keys in", async (_what, apply, message) => {
+    for (const out of [apply, (p: Record<string, unknown>) => reordered(apply(p))]) {
+      const store = freshStore();
+      seed(store, 5, 0);
+      const before = payloads(store);
+      await expect(migrate(store, { target: 1, apply: true, steps: [{ ...STEPS[0]!, apply: out }] })).rejects.toThrow(message);
+      expect(payloads(store)).toEqual(before);
+    }
+  });
+
+  it.each([
+    ["removes an undeclared key", (p: Record<string, unknown>) => without(p, "content_bytes", "scope"), "inverse of 1->2 removed undeclared key scope"],
+    ["adds a key", (p: Record<string, unknown>) => ({ ...without(p, "content_bytes"), extra: 1 }), "inverse of 1->2 added key extra"],
+    ["removes an undeclared key and rewrites a later one", (p: Record<string, unknown>) => ({ ...without(p, "content_bytes", "content"), tags: ["x"] }), "inverse of 1->2 rewrote key tags"],
+  ])("an inverse that %s is refused in the same words whatever order its output lists its keys in", async (_what, inv, message) => {
+    for (const out of [inv, (p: Record<string, unknown>) => reordered(inv(p))]) {
+      const store = freshStore();
+      seed(store, 5, 2);
+      const before = payloads(store);
+      await expect(revert(store, { to: 1, apply: true, steps: [STEPS[0]!, { ...STEPS[1]!, reversibility: inverse(out) }] })).rejects.toThrow(message);
+      expect(payloads(store)).toEqual(before);
+    }
+  });
+
+  it("a step and an inverse that keep to their declarations pass whatever order their output lists its keys in", async () => {
+    const store = freshStore();
+    seed(store, 5, 1);
+    const shuffled: MigrationStep[] = [
+      STEPS[0]!,
+      { ...STEPS[1]!, apply: (p) => reordered(STEPS[1]!.apply(p)), reversibility: inverse((p) => reordered(without(p, "content_bytes"))) },
+    ];
+    expect(await migrate(store, { target: 2, apply: true, steps: shuffled })).toMatchObject({ migrated: 5, failed: 0 });
+    expect(await revert(store, { to: 1, apply: true, steps: shuffled })).toMatchObject({ reverted: 5, applied: true });
+  });
 });
 
 describe("up, down, up over 10,000 records", () => {

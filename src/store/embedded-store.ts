@@ -22,6 +22,7 @@ import type { BatchBudget, MigrationStore, PassSource, RowRewrite, VersionedRow,
 import type { Payload } from "./migrations/step.js";
 import { deepFreeze } from "./migrations/json-value.js";
 import { TopK } from "./exact-scan.js";
+import { MigrationStage, STAGE_MAX_CHARS } from "./migration-stage.js";
 import { VectorIndex, type SnapshotOrigin, type VectorFilter, type VectorHit } from "./vector-index.js";
 import { AccessCoalescer, type AccessEntry } from "./access-coalescer.js";
 
@@ -67,24 +68,6 @@ class PreEncoded {
     readonly full: boolean,
   ) {}
 }
-
-/**
- * A forward preflight's result for one pinned record (see
- * EmbeddedStore.staged): the indexed columns it was computed from, the
- * stored payload's size (for the byte budget) and what to write. Kept small:
- * a preflight holds one per pinned record.
- */
-type StagedRow = {
-  short_id: string | null;
-  schema_version: number | null;
-  bytes: number;
-  quiet: boolean;
-  /** The whole encoding for a write that is not quiet; for a quiet one the new short_id and payload. */
-  columns: IndexedColumns | { short_id: string | null; payload: string };
-};
-
-/** Payload text (in characters) a forward preflight keeps for its passes; past it a pass computes the rest again. */
-const STAGE_MAX_CHARS = 128 * 1024 * 1024;
 
 /**
  * The payload keys some reader keeps a copy of: the mirrored columns are
@@ -1286,7 +1269,7 @@ export class EmbeddedStore implements Store, MigrationStore {
    * after it, or whose short_id or schema_version column changed (which
    * every quiet write of another sweep does), is computed afresh.
    */
-  private staged: { target: number; seq: number; rows: Map<number, StagedRow> } | undefined;
+  private staged: MigrationStage | undefined;
 
   /**
    * One statement over the whole pin, in one read transaction: in-process,
@@ -1296,9 +1279,7 @@ export class EmbeddedStore implements Store, MigrationStore {
    */
   async scanPinned(target: number, _budget: BatchBudget, visit: (row: VersionedRow) => Payload | void): Promise<void> {
     this.staged = undefined;
-    const rows = new Map<number, StagedRow>();
-    let seq = 0;
-    let chars = 0;
+    const stage = new MigrationStage(target, 0);
     // Rows as arrays, the pin probed per record in rid order: the cheapest read of every pinned row.
     const scan = this.stmt(
       `SELECT r.rid, r.id, r.short_id, r.schema_version, r.payload FROM records r
@@ -1306,25 +1287,18 @@ export class EmbeddedStore implements Store, MigrationStore {
     ).raw(true);
     // Deferred: the log head and the rows are read from one snapshot.
     this.db.transaction(() => {
-      seq = this.headSeq();
+      stage.seq = this.headSeq();
       for (const [rid, id, shortId, version, text] of scan.iterate(target) as Iterable<[number, string, string | null, number | null, string]>) {
         const payload = JSON.parse(text) as Payload;
-        const before = chars < STAGE_MAX_CHARS ? mirroredValues(payload) : undefined;
+        const before = stage.chars < STAGE_MAX_CHARS ? mirroredValues(payload) : undefined;
         const next = visit({ id, version: version ?? 0, payload });
         if (!before || !next) continue;
         const c = encodeRecord(next as unknown as MemoryRecord, target);
-        chars += c.payload.length;
         const quiet = canBeQuiet(before, next, version, target);
-        rows.set(rid, {
-          short_id: shortId,
-          schema_version: version,
-          bytes: Buffer.byteLength(text, "utf8"),
-          quiet,
-          columns: quiet ? { short_id: c.short_id, payload: c.payload } : c,
-        });
+        stage.add(rid, shortId, version, Buffer.byteLength(text, "utf8"), quiet ? { short_id: c.short_id, payload: c.payload } : c, quiet);
       }
     })();
-    this.staged = { target, seq, rows };
+    this.staged = stage;
   }
 
   /**
@@ -1426,16 +1400,15 @@ export class EmbeddedStore implements Store, MigrationStore {
           if (bytes >= budget.bytes) break;
           const v = r.schema_version ?? 0;
           if (!(pinned && (r.id === null || (r.schema_version !== null && v >= source.pinnedBelow)))) {
-            const st = stage?.rows.get(r.rid);
+            const st = stage?.take(r.rid, r.short_id, r.schema_version);
             let record: MemoryRecord | PreEncoded;
             let quiet: boolean;
-            if (st !== undefined && st.short_id === r.short_id && st.schema_version === r.schema_version) {
-              stage!.rows.delete(r.rid);
+            if (st !== undefined) {
               bytes += st.bytes;
               quiet = st.quiet;
-              record = quiet
-                ? new PreEncoded({ id: r.id!, short_id: st.columns.short_id, schema_version: version, payload: st.columns.payload }, false)
-                : new PreEncoded(st.columns as IndexedColumns, true);
+              record = st.quiet
+                ? new PreEncoded({ id: r.id!, short_id: st.short_id, schema_version: version, payload: st.payload }, false)
+                : new PreEncoded(st.columns, true);
             } else {
               const text = r.payload ?? (payloadOf.get(r.rid) as string);
               bytes += Buffer.byteLength(text, "utf8");
@@ -1476,9 +1449,9 @@ export class EmbeddedStore implements Store, MigrationStore {
   }
 
   /** Drops the staged rewrite of every record the change log shows written since the stage was last current. */
-  private unstageLogged(stage: NonNullable<EmbeddedStore["staged"]>): void {
+  private unstageLogged(stage: MigrationStage): void {
     const logged = this.stmt("SELECT rid AS logged FROM change_log WHERE seq > ?").pluck().all(stage.seq) as number[];
-    for (const rid of logged) stage.rows.delete(rid);
+    for (const rid of logged) stage.drop(rid);
   }
 
   async getMeta(key: string): Promise<string | undefined> {

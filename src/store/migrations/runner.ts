@@ -60,9 +60,24 @@ export class RevertRefusedError extends Error {
   }
 }
 
+/**
+ * The chain each stored version takes, looked up once per sweep rather than
+ * once per record: a store holds a handful of versions and a sweep visits
+ * every record.
+ */
+function chainCache<T>(of: (version: number) => T): (version: number) => T {
+  const known = new Map<number, T>();
+  return (version) => {
+    if (known.has(version)) return known.get(version)!;
+    const v = of(version);
+    known.set(version, v);
+    return v;
+  };
+}
+
 /** Applies the chain to one row, refusing (throwing) on any undeclared effect. */
-function forward(row: VersionedRow, target: number, steps: readonly MigrationStep[]): Payload {
-  const chain = stepsFrom(steps, row.version, target);
+function forward(row: VersionedRow, target: number, chainOf: (version: number) => readonly MigrationStep[] | undefined): Payload {
+  const chain = chainOf(row.version);
   if (!chain) throw new AdditivityError(`no step chain from version ${row.version} to ${target}`);
   let p = strip(row);
   for (const step of chain) {
@@ -79,8 +94,13 @@ function forward(row: VersionedRow, target: number, steps: readonly MigrationSte
  * the first write. The payloads it computes go back to the store, which may
  * write them in the passes instead of asking for them again.
  */
-function precheck(store: MigrationStore, target: number, budget: BatchBudget, steps: readonly MigrationStep[]): Promise<void> {
-  return store.scanPinned(target, budget, (row) => forward(row, target, steps));
+function precheck(
+  store: MigrationStore,
+  target: number,
+  budget: BatchBudget,
+  chainOf: (version: number) => readonly MigrationStep[] | undefined,
+): Promise<void> {
+  return store.scanPinned(target, budget, (row) => forward(row, target, chainOf));
 }
 
 /** The payload without its version stamp, which only the codec writes. The row is the caller's to consume. */
@@ -122,7 +142,8 @@ export async function migrate(
   };
   if (!opts.apply || opts.target <= 0) return report;
 
-  await precheck(store, opts.target, budget, steps);
+  const chainOf = chainCache((version) => stepsFrom(steps, version, opts.target));
+  await precheck(store, opts.target, budget, chainOf);
   let previous = Number.POSITIVE_INFINITY;
   let lastError: Error | undefined;
   for (;;) {
@@ -131,7 +152,7 @@ export async function migrate(
     if (remaining === 0) break;
     if (report.passes > 1 && remaining >= previous) throw new MigrationStalledError(stallMessage("migrate", lastError));
     previous = remaining;
-    const outcomes = await store.rewritePass({ pinnedBelow: opts.target }, budget, opts.target, (row) => forward(row, opts.target, steps));
+    const outcomes = await store.rewritePass({ pinnedBelow: opts.target }, budget, opts.target, (row) => forward(row, opts.target, chainOf));
     outcomes.forEach((o) => {
       if (o instanceof Error) {
         report.failed++;
@@ -202,6 +223,9 @@ export async function revert(
   }
   if (!opts.apply) return report;
 
+  // Per stored version: the refusal a record there would meet, and the inverses newest first.
+  const refusalOf = chainCache((version) => refusalError(previewRevertRow(version, opts.to, steps)));
+  const inversesOf = chainCache((version) => [...(stepsFrom(steps, opts.to, version) ?? [])].reverse());
   let previous = Number.POSITIVE_INFINITY;
   let lastError: Error | undefined;
   for (;;) {
@@ -213,10 +237,10 @@ export async function revert(
     previous = remaining;
     let midRefusal: ArgError | undefined;
     const outcomes = await store.rewritePass({ above: opts.to }, budget, opts.to, (row) => {
-      midRefusal = refusalError(previewRevertRow(row, opts.to, steps));
+      midRefusal = refusalOf(row.version);
       // Ends the pass here: the rows before this one are still written.
       if (midRefusal) return undefined;
-      return backward(row, opts.to, steps);
+      return backward(row, inversesOf(row.version));
     });
     outcomes.forEach((o) => {
       if (o instanceof Error) {
@@ -243,9 +267,9 @@ export async function revert(
 }
 
 /** Applies the inverses newest first, refusing (throwing) on any undeclared effect. */
-function backward(row: VersionedRow, to: number, steps: readonly MigrationStep[]): Payload {
+function backward(row: VersionedRow, inverses: readonly MigrationStep[]): Payload {
   let p = strip(row);
-  for (const step of [...stepsFrom(steps, to, row.version)!].reverse()) {
+  for (const step of inverses) {
     if (step.reversibility.kind !== "inverse") throw new AdditivityError("preflight admitted an irreversible step");
     const next = step.reversibility.inverse(deepFreeze(p));
     // An inverse that touches more than its step added is refused before its batch is written.
@@ -255,10 +279,10 @@ function backward(row: VersionedRow, to: number, steps: readonly MigrationStep[]
   return p;
 }
 
-function previewRevertRow(row: VersionedRow, to: number, steps: readonly MigrationStep[]): RevertPlan {
-  const chain = stepsFrom(steps, to, row.version);
+function previewRevertRow(version: number, to: number, steps: readonly MigrationStep[]): RevertPlan {
+  const chain = stepsFrom(steps, to, version);
   const plan: RevertPlan = { to, candidates: 1, irreversible: [], unsupported: [] };
-  if (!chain) plan.unsupported.push({ version: row.version, count: 1 });
+  if (!chain) plan.unsupported.push({ version, count: 1 });
   else
     for (const s of chain)
       if (s.reversibility.kind === "irreversible") plan.irreversible.push({ from: s.from, to: s.to, reason: s.reversibility.reason });
