@@ -440,6 +440,19 @@ describe("what a pass writes, as other connections see it", () => {
     await store.close();
   });
 
+  it("the store that ran a quiet pass returns a record it point-read before the pass migrated, not the payload it read", async () => {
+    const { store, server } = pair();
+    await server.close();
+    seed(store, 20, 0);
+    const first = (await store.list(everything, { order: "asc", limit: 1 })).records[0]!;
+    const subject = { ...ANONYMOUS, owner: first.owner ?? "" };
+    expect((await store.getReadable(first.id, subject))?.schema_version).toBe(0);
+    expect((await store.getReadable(first.id, subject))?.schema_version).toBe(0);
+    expect(await migrate(store, { target: 2, apply: true })).toMatchObject({ migrated: 20, backlog: 0 });
+    expect((await store.getReadable(first.id, subject))?.schema_version).toBe(2);
+    await store.close();
+  });
+
   it("a step that fills a key the mirror or the word index reads is written like an ordinary write: logged, indexed, and seen by a server", async () => {
     const { store, server } = pair();
     // Written by a binary that stored no tags key at all.

@@ -886,6 +886,11 @@ export class EmbeddedStore implements Store, MigrationStore {
       if (byRid) args.push(stored!.rid);
       args.push(c.id);
       const found = update.st.run(args).changes > 0;
+      // A quiet write leaves no change-log row for sync() to drop the text by.
+      if (found && quiet) {
+        const rid = stored?.rid ?? this.ridById.get(c.id);
+        if (rid !== undefined) this.payloads.delete(rid);
+      }
       if (found && vector) this.writeVector(c.id, vector);
       return found;
     }
