@@ -17,6 +17,46 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 // weights, WebAssembly) or that only the heavy lanes need.
 export const EXTERNAL = ["better-sqlite3", "usearch", "@energetic-ai/*", "@tensorflow/*", "tsx"];
 
+// Node built-ins that libraries import at load but use only inside calls a
+// short verb may never make: connect-node's HTTP/2, TLS and compression,
+// and commander's process spawning. Each costs 2-8 ms to load, about a
+// seventh of an `engram get` together, so inside those libraries they
+// resolve to stand-ins that load the real module on first use. Only the
+// members the libraries call are stood in for; see test/cli-built-bin.test.ts.
+const LAZY_BUILTINS = {
+  "@connectrpc/connect-node": {
+    "node:http2": { calls: ["connect"], objects: ["constants"] },
+    "node:https": { calls: ["request"], objects: [] },
+    "node:zlib": { calls: ["gzip", "gunzip", "brotliCompress", "brotliDecompress"], objects: [] },
+  },
+  commander: {
+    "node:child_process": { calls: ["spawn"], objects: [] },
+  },
+};
+
+function lazyBuiltinSource(name, { calls, objects }) {
+  const lines = [`let real;`, `const load = () => (real ??= require(${JSON.stringify(name)}));`];
+  for (const c of calls) lines.push(`export function ${c}(...args) { return load().${c}(...args); }`);
+  for (const o of objects) lines.push(`export const ${o} = new Proxy({}, { get: (_, key) => load().${o}[key] });`);
+  return lines.join("\n");
+}
+
+const lazyBuiltins = {
+  name: "lazy-builtins",
+  setup(b) {
+    b.onResolve({ filter: /^node:(http2|https|zlib|child_process)$/ }, (args) => {
+      for (const [pkg, table] of Object.entries(LAZY_BUILTINS)) {
+        if (table[args.path] && args.importer.includes(`/node_modules/${pkg}/`)) return { path: `${args.path}#${pkg}`, namespace: "lazy-builtin" };
+      }
+      return undefined;
+    });
+    b.onLoad({ filter: /.*/, namespace: "lazy-builtin" }, (args) => {
+      const [name, pkg] = args.path.split("#");
+      return { contents: lazyBuiltinSource(name, LAZY_BUILTINS[pkg][name]), loader: "js" };
+    });
+  },
+};
+
 export async function buildDist() {
   // Chunk names carry a content hash, so building over the old dist/ would
   // leave yesterday's chunks lying next to today's. Build into a fresh
@@ -40,6 +80,7 @@ export async function buildDist() {
       platform: "node",
       target: "node20",
       external: EXTERNAL,
+      plugins: [lazyBuiltins],
       // CommonJS libraries bundled into an ES module still call require() for
       // Node built-ins; give every chunk one.
       banner: { js: 'import { createRequire as __engramRequire } from "node:module";\nconst require = __engramRequire(import.meta.url);' },

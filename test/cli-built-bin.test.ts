@@ -5,7 +5,9 @@
  * hook records every module the child loads, so these tests see exactly
  * what a user's process loads.
  */
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
+import { createServer as createHttpsServer } from "node:https";
+import type { AddressInfo } from "node:net";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -88,7 +90,7 @@ describe("the built engram bin", { timeout: 120_000 }, () => {
     expect(r.loaded.filter((u) => /\.[cm]?ts$/.test(u))).toEqual([]);
   });
 
-  it("engram get against an unreachable server loads no MCP SDK, model, SQLite, vector index or Node's fetch implementation, and says why it failed", async () => {
+  it("engram get against an unreachable server loads no MCP SDK, model, SQLite, vector index, Node's fetch, HTTP/2, TLS, compression or spawning, and says why it failed", async () => {
     const r = await traced(["get", "0000000000", "--server", "http://127.0.0.1:1"]);
     expect(r.code).toBe(EXIT.unavailable);
     expect(r.stderr).toBe("engram: connect ECONNREFUSED 127.0.0.1:1\n");
@@ -96,8 +98,36 @@ describe("the built engram bin", { timeout: 120_000 }, () => {
     // The exit handler did report Node's own modules: the HTTP client is among them.
     expect(r.loaded).toContain("node:_http_client");
     expect(r.loaded.filter((u) => u.includes("undici"))).toEqual([]);
+    // Loaded by the libraries only when used: HTTP/2, TLS, compression, spawning (scripts/build.mjs, LAZY_BUILTINS).
+    expect(r.loaded.filter((u) => ["node:http2", "node:https", "node:tls", "node:zlib", "node:child_process"].includes(u))).toEqual([]);
     // Commander, Connect and protobuf come from the bundle, not from node_modules.
     expect(r.loaded.filter((u) => u.includes("/node_modules/"))).toEqual([]);
+  });
+
+  it("engram get --insecure over https reaches a TLS server (the lazily loaded https) and prints its Connect answer", async () => {
+    const key = join(tmp, "tls-key.pem");
+    const cert = join(tmp, "tls-cert.pem");
+    execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=127.0.0.1"], { stdio: "ignore" });
+    let asked = "";
+    const server = createHttpsServer({ key: readFileSync(key), cert: readFileSync(cert) }, (req, res) => {
+      asked = req.url ?? "";
+      req.resume();
+      res.writeHead(404, { "content-type": "application/json" });
+      res.end(JSON.stringify({ code: "not_found", message: "not found: 0000000000" }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const r = await traced(["get", "0000000000", "--insecure", "--server", `https://127.0.0.1:${port}`]);
+      expect(asked).toBe("/engram.v1.EngramService/GetMemory");
+      expect({ code: r.code, lines: r.stderr.split("\n").filter(Boolean) }).toEqual({
+        code: EXIT.not_found,
+        lines: ["engram: WARNING: TLS certificate verification is disabled (--insecure); do not use against an untrusted network", "engram: not found: 0000000000"],
+      });
+      expect(r.loaded).toContain("node:https");
+    } finally {
+      server.close();
+    }
   });
 
   it("engram mcp answers tools/list without loading the embedding model", async () => {

@@ -1,4 +1,6 @@
 import { mkdtempSync } from "node:fs";
+import { request } from "node:http";
+import { gunzipSync } from "node:zlib";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -48,6 +50,30 @@ describe("engram serve as a child process", () => {
     expect(found.memories[0].id).toBe(stored.id);
     expect(serve.stderr()).toContain("running ANONYMOUS");
     expect(serve.stderr()).not.toContain(SECRET);
+  });
+
+  it("answers a client that accepts gzip with a gzip body (the compression the bundle loads on first use)", async () => {
+    // Past the 1 KiB below which a response goes uncompressed.
+    const long = "The release checklist lives in docs/release.md and is read before every tag. ".repeat(40);
+    const stored = await fetch(`${url}/engram.v1.EngramService/StoreMemory`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ content: long, scope: "repo:gz", source: "user-said", category: "convention" }),
+    });
+    expect(stored.status).toBe(200);
+    const body = JSON.stringify({ scope: "repo:gz", full: true });
+    const raw = await new Promise<{ encoding: string | undefined; bytes: Buffer }>((resolve, reject) => {
+      const req = request(`${url}/engram.v1.EngramService/ListMemories`, { method: "POST", headers: { "content-type": "application/json", "accept-encoding": "gzip" } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => resolve({ encoding: res.headers["content-encoding"], bytes: Buffer.concat(chunks) }));
+      });
+      req.on("error", reject);
+      req.end(body);
+    });
+    expect(raw.encoding).toBe("gzip");
+    const page = JSON.parse(gunzipSync(raw.bytes).toString("utf8")) as { memories: { content: string }[] };
+    expect(page.memories.map((m) => m.content)).toEqual([long]);
   });
 
   it("stops cleanly on SIGTERM", async () => {
