@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Option, type Command } from "commander";
 import { parseDurationMs } from "./duration.js";
+import { bearerTokenUnsendable } from "../model/bearer-token.js";
 import { usageError } from "./failure.js";
 
 export type OutputMode = "json" | "text";
@@ -81,12 +82,9 @@ export function resolveClient(values: ClientFlagValues, cmd: Command, env: NodeJ
   return { baseUrl: server.replace(/\/+$/, ""), token, timeoutMs: Math.ceil(ms), output, insecure };
 }
 
-/** Whitespace and control characters, as the server's token table refuses them, and anything a header cannot carry. */
-const TOKEN_UNSENDABLE = /[\s\u0000-\u001f\u007f\u0100-\uffff]/;
-
 /** A token is a secret: a bad one is named by where it came from, never shown. */
 function checkToken(token: string, from: string): string {
-  if (TOKEN_UNSENDABLE.test(token)) {
+  if (bearerTokenUnsendable(token)) {
     throw usageError(`${from} holds a token with whitespace, control or non-Latin-1 characters, which an Authorization header cannot carry`);
   }
   return token;

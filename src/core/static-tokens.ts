@@ -15,13 +15,12 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { readFileSync } from "node:fs";
 
+import { BEARER_TOKEN_FORBIDDEN } from "../model/bearer-token.js";
 import { ANONYMOUS, ownerSubject, type Subject } from "../model/subject.js";
 
 export const AUTH_TOKENS_ENV = "ENGRAM_AUTH_TOKENS";
 export const AUTH_TOKENS_FILE_ENV = "ENGRAM_AUTH_TOKENS_FILE";
 
-/** Characters that cannot be part of a token sent as `Authorization: Bearer <token>`. */
-const TOKEN_FORBIDDEN = /[\s\u0000-\u001f\u007f]/;
 /** Owners are record keys and log fields: keep them printable and whitespace-free. */
 const OWNER_FORBIDDEN = /[\s\u0000-\u001f\u007f=]/;
 
@@ -68,7 +67,7 @@ function parseEntries(spec: string, options: ParseOptions): Entry[] {
     if (OWNER_FORBIDDEN.test(owner)) {
       throw new Error(`${where} has an owner with whitespace or control characters`);
     }
-    if (TOKEN_FORBIDDEN.test(token)) {
+    if (BEARER_TOKEN_FORBIDDEN.test(token)) {
       throw new Error(`${where} has a token with whitespace or control characters`);
     }
     return { owner, token, position };
