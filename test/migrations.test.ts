@@ -135,7 +135,7 @@ describe("the registry", () => {
     seed(store, 5, 1);
     const shuffled: MigrationStep[] = [
       STEPS[0]!,
-      { ...STEPS[1]!, apply: (p) => reordered(STEPS[1]!.apply(p)), reversibility: inverse((p) => reordered(without(p, "content_bytes"))) },
+      { ...STEPS[1]!, apply: (p, ctx) => reordered(STEPS[1]!.apply(p, ctx)), reversibility: inverse((p) => reordered(without(p, "content_bytes"))) },
     ];
     expect(await migrate(store, { target: 2, apply: true, steps: shuffled })).toMatchObject({ migrated: 5, failed: 0 });
     expect(await revert(store, { to: 1, apply: true, steps: shuffled })).toMatchObject({ reverted: 5, applied: true });
@@ -285,6 +285,18 @@ describe("the forward sweep", () => {
     const all = [...payloads(store).values()].map((p) => JSON.parse(p) as MemoryRecord);
     expect(all.every((x) => /^[0-9A-Z]{10}$/.test(x.short_id))).toBe(true);
     expect(all.find((x) => x.id.endsWith("000000000050"))!.short_id).toBe("KEEPTHIS01");
+  });
+
+  it("mints the ids of one sweep in ascending record order, each in the column the index reads and in the payload", async () => {
+    const store = freshStore();
+    seed(store, 3000, 0);
+    await migrate(store, { target: 2, apply: true, batch: 256 });
+    const rows = store.database.prepare("SELECT short_id, payload FROM records ORDER BY rid").all() as { short_id: string; payload: string }[];
+    const ids = rows.map((r) => r.short_id);
+    expect(ids.every((x) => /^[0-9A-HJKMNP-TV-Z]{10}$/.test(x))).toBe(true);
+    expect(rows.every((r) => (JSON.parse(r.payload) as MemoryRecord).short_id === r.short_id)).toBe(true);
+    expect(ids.every((x, i) => i === 0 || ids[i - 1]! < x)).toBe(true);
+    expect(new Set(ids).size).toBe(3000);
   });
 
   it("writers at the old version appearing during apply are reported as appeared, never silently skipped", async () => {

@@ -1,4 +1,3 @@
-import { randomShortId } from "../../model/short-id.js";
 import { inverse, irreversible, type MigrationStep, type Payload } from "./step.js";
 
 /**
@@ -11,7 +10,7 @@ const mintShortIds: MigrationStep = {
   to: 1,
   addedKeys: ["short_id"],
   reversibility: irreversible("minted short_ids may already be cited by get_memory/supersede_memory"),
-  apply: (p) => (typeof p.short_id === "string" && p.short_id !== "" ? p : { ...p, short_id: randomShortId() }),
+  apply: (p, ctx) => (typeof p.short_id === "string" && p.short_id !== "" ? p : { ...p, short_id: ctx.shortId() }),
 };
 
 /**

@@ -4,7 +4,8 @@ import type { ArgError } from "../../argerror/index.js";
 import { deepFreeze } from "./json-value.js";
 import { refusalError, reversible, type RevertPlan } from "./refusal.js";
 import { STEPS, stepsFrom } from "./registry.js";
-import type { MigrationStep, Payload } from "./step.js";
+import type { MigrationStep, Payload, StepContext } from "./step.js";
+import { ascendingShortIds, randomShortId } from "../../model/short-id.js";
 
 export const DEFAULT_BATCH = 256;
 /**
@@ -76,31 +77,38 @@ function chainCache<T>(of: (version: number) => T): (version: number) => T {
 }
 
 /** Applies the chain to one row, refusing (throwing) on any undeclared effect. */
-function forward(row: VersionedRow, target: number, chainOf: (version: number) => readonly MigrationStep[] | undefined): Payload {
+function forward(row: VersionedRow, target: number, chainOf: (version: number) => readonly MigrationStep[] | undefined, ctx: StepContext): Payload {
   const chain = chainOf(row.version);
   if (!chain) throw new AdditivityError(`no step chain from version ${row.version} to ${target}`);
   let p = strip(row);
   for (const step of chain) {
-    const next = step.apply(deepFreeze(p));
+    const next = step.apply(deepFreeze(p), ctx);
     checkAdditive(step, p, next);
     p = next;
   }
   return p;
 }
 
+/** Outside a preflight, an id minted for a record computed afresh comes from anywhere. */
+const RANDOM_MINT: StepContext = { shortId: randomShortId };
+
 /**
  * Runs every step over the pinned backlog without writing, so a step whose
  * real effect differs from its declaration refuses the whole call before
  * the first write. The payloads it computes go back to the store, which may
- * write them in the passes instead of asking for them again.
+ * write them in the passes instead of asking for them again. The scan
+ * visits records in the order the passes write them, so ids minted in
+ * ascending order reach the short_id index in order.
  */
 function precheck(
   store: MigrationStore,
   target: number,
+  pinned: number,
   budget: BatchBudget,
   chainOf: (version: number) => readonly MigrationStep[] | undefined,
 ): Promise<void> {
-  return store.scanPinned(target, budget, (row) => forward(row, target, chainOf));
+  const ctx: StepContext = { shortId: ascendingShortIds(pinned) };
+  return store.scanPinned(target, budget, (row) => forward(row, target, chainOf, ctx));
 }
 
 /** The payload without its version stamp, which only the codec writes. The row is the caller's to consume. */
@@ -143,7 +151,7 @@ export async function migrate(
   if (!opts.apply || opts.target <= 0) return report;
 
   const chainOf = chainCache((version) => stepsFrom(steps, version, opts.target));
-  await precheck(store, opts.target, budget, chainOf);
+  await precheck(store, opts.target, pinned, budget, chainOf);
   let previous = Number.POSITIVE_INFINITY;
   let lastError: Error | undefined;
   for (;;) {
@@ -152,7 +160,7 @@ export async function migrate(
     if (remaining === 0) break;
     if (report.passes > 1 && remaining >= previous) throw new MigrationStalledError(stallMessage("migrate", lastError));
     previous = remaining;
-    const outcomes = await store.rewritePass({ pinnedBelow: opts.target }, budget, opts.target, (row) => forward(row, opts.target, chainOf));
+    const outcomes = await store.rewritePass({ pinnedBelow: opts.target }, budget, opts.target, (row) => forward(row, opts.target, chainOf, RANDOM_MINT));
     outcomes.forEach((o) => {
       if (o instanceof Error) {
         report.failed++;

@@ -1,6 +1,13 @@
 /** A stored payload as the migration engine sees it: plain JSON keys. */
 export type Payload = Record<string, unknown>;
 
+/**
+ * What a step may draw on besides its payload: a step that mints a short
+ * id takes it from here, so the sweep decides which ids come in which
+ * order (see ascendingShortIds).
+ */
+export type StepContext = { shortId(): string };
+
 export type Reversibility =
   | { kind: "inverse"; inverse: (payload: Payload) => Payload }
   | { kind: "irreversible"; reason: string };
@@ -17,7 +24,7 @@ export type MigrationStep = {
   /** Keys this step adds. A key already present is allowed and left alone. */
   addedKeys: readonly string[];
   reversibility: Reversibility;
-  apply: (payload: Payload) => Payload;
+  apply: (payload: Payload, ctx: StepContext) => Payload;
 };
 
 export function irreversible(reason: string): Reversibility {
