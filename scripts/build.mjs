@@ -67,9 +67,10 @@ export async function buildDist() {
   try {
     await build({
       absWorkingDir: root,
-      // The worker pool starts `./embed-worker.js` next to its own module, and
-      // every chunk sits in dist/ itself, so the worker entry lands beside it.
-      entryPoints: { engram: "cmd/engram.ts", "embed-worker": "src/embed/embed-worker.ts" },
+      // The worker pool starts `./embed-worker.js` next to its own module (and
+      // a migration sweep `./sweep-worker.js`), and every chunk sits in dist/
+      // itself, so the worker entries land beside them.
+      entryPoints: { engram: "cmd/engram.ts", "embed-worker": "src/embed/embed-worker.ts", "sweep-worker": "src/store/sweep-worker.ts" },
       outdir: next,
       entryNames: "[name]",
       chunkNames: "[name]-[hash]",

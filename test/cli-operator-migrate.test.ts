@@ -14,7 +14,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { EXIT } from "../src/argerror/index.js";
 import { revertText } from "../src/cli/operator-migrate.js";
 import type { MemoryRecord } from "../src/core/index.js";
-import { EmbeddedStore } from "../src/store/embedded-store.js";
+import { EmbeddedStore, SWEEP_WORKER_FROM } from "../src/store/embedded-store.js";
 import type { MigrateReport, RevertReport } from "../src/store/migrations/index.js";
 import { CURRENT_SCHEMA_VERSION } from "../src/store/schema-version.js";
 import { syntheticRecord } from "./helpers/synthetic-record.js";
@@ -370,6 +370,36 @@ describe.skipIf(ON_QDRANT_FAKE)(embeddedOnly("a migrate --apply killed mid-run",
       const before = seeded.get(id)!;
       expect(without(p, "schema_version", "content_bytes", "revision"), id).toEqual(without(before, "schema_version", "revision"));
       expect(p.content_bytes, id).toBe(Buffer.byteLength(String(before.content), "utf8"));
+    }
+  });
+});
+
+describe.skipIf(ON_QDRANT_FAKE)(embeddedOnly("a sweep large enough to share its work with a worker thread", ON_FILE), { timeout: 300_000 }, () => {
+  it(`migrate --apply and revert --apply over ${SWEEP_WORKER_FROM} records exit 0 with every record moved and every other key kept`, async () => {
+    const dir = dataDir();
+    const n = SWEEP_WORKER_FROM;
+    await seed(dir, n, 0);
+    const seeded = storedPayloads(dir);
+
+    const up = await runEngram(["migrate", "--apply"], { ENGRAM_DATA_DIR: dir });
+    expect({ code: up.code, stderr: up.stderr }).toEqual({ code: EXIT.ok, stderr: "" });
+    expect(JSON.parse(up.stdout)).toMatchObject({ would_migrate: n, migrated: n, failed: 0, backlog: 0, appeared: 0 });
+    expect(versionCounts(dir)).toEqual([{ v: CURRENT_SCHEMA_VERSION, n }]);
+    const migrated = storedPayloads(dir);
+    const ids = withDb(dir, (db) => db.prepare("SELECT short_id FROM records ORDER BY rid").pluck().all() as string[]);
+    expect(ids.every((x, i) => i === 0 || ids[i - 1]! < x)).toBe(true);
+    for (const [id, p] of migrated) {
+      const before = seeded.get(id)!;
+      expect(without(p, "schema_version", "content_bytes", "revision", "short_id"), id).toEqual(without(before, "schema_version", "revision", "short_id"));
+      expect(p.content_bytes, id).toBe(Buffer.byteLength(String(before.content), "utf8"));
+    }
+
+    const down = await runEngram(["migrate", "revert", "--to", "1", "--apply"], { ENGRAM_DATA_DIR: dir });
+    expect({ code: down.code, stderr: down.stderr }).toEqual({ code: EXIT.ok, stderr: "" });
+    expect(JSON.parse(down.stdout)).toMatchObject({ applied: true, reverted: n, failed: 0, backlog: 0 });
+    expect(versionCounts(dir)).toEqual([{ v: 1, n }]);
+    for (const [id, p] of storedPayloads(dir)) {
+      expect(without(p, "revision"), id).toEqual({ ...without(migrated.get(id)!, "content_bytes", "revision"), schema_version: 1 });
     }
   });
 });

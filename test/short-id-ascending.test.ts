@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { ascendingShortIds, SHORT_ID_LENGTH } from "../src/model/short-id.js";
+import { ascendingShortIdValues, SHORT_ID_LENGTH, shortIdsFrom } from "../src/model/short-id.js";
+
+const ascendingShortIds = (n: number) => shortIdsFrom(ascendingShortIdValues(n));
 
 const CROCKFORD_ID = new RegExp(`^[0-9A-HJKMNP-TV-Z]{${SHORT_ID_LENGTH}}$`);
 
@@ -27,6 +29,14 @@ describe("ascending short ids for a sweep", () => {
     const more = Array.from({ length: 50 }, () => next());
     expect(more.every((x) => CROCKFORD_ID.test(x))).toBe(true);
     expect(new Set(more).size).toBe(50);
+  });
+
+  it("a slice of the list continues where the one before it ended", () => {
+    const values = ascendingShortIdValues(100);
+    const first = shortIdsFrom(values, 0, 50);
+    const second = shortIdsFrom(values, 50, 100);
+    const ids = [...Array.from({ length: 50 }, () => first()), ...Array.from({ length: 50 }, () => second())];
+    expect(ids.every((x, i) => i === 0 || ids[i - 1]! < x)).toBe(true);
   });
 
   it("asked for none, it mints random ids at once", () => {

@@ -1,6 +1,5 @@
-import { createRequire } from "node:module";
-import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
+import { workerStart } from "../worker-start.js";
 import { Admission } from "./admission.js";
 import { EmbedderError } from "./embedder-error.js";
 import type { WorkerData, WorkerModelLoader, WorkerReply, WorkerRequest } from "./worker-protocol.js";
@@ -18,27 +17,6 @@ export type PoolReadiness = { ready: boolean; reason?: string };
 
 const SOURCE = "local embedder";
 
-/**
- * How to start a worker from wherever this module runs. Compiled, the
- * entry is the sibling embed-worker.js. From TypeScript sources (tests and
- * `tsx`), a worker does not inherit the parent's tsx hooks and ignores
- * `--import` in execArgv for its own entry, so a one-line bootstrap
- * registers tsx inside the worker and then imports the .ts entry. The ESM
- * build of tsx's API is used (its CommonJS build resolves its hooks wrongly
- * from an eval'd worker); the package's exports keep the two side by side.
- */
-function workerStart(): { entry: string | URL; eval: boolean } {
-  const self = import.meta.url;
-  if (!self.endsWith(".ts")) return { entry: new URL("./embed-worker.js", self), eval: false };
-  const entry = new URL("./embed-worker.ts", self).href;
-  const tsxApi = pathToFileURL(createRequire(self).resolve("tsx/esm/api").replace(/\.cjs$/, ".mjs")).href;
-  const code =
-    `import(${JSON.stringify(tsxApi)})` +
-    `.then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); })` +
-    `.catch((err) => { process.nextTick(() => { throw err; }); });`;
-  return { entry: code, eval: true };
-}
-
 /** One worker thread doing one job at a time. */
 class PoolWorker {
   private readonly worker: Worker;
@@ -47,7 +25,7 @@ class PoolWorker {
   dead = false;
 
   constructor(data: WorkerData, onExit: (w: PoolWorker) => void) {
-    const start = workerStart();
+    const start = workerStart(import.meta.url, "embed-worker");
     // The worker sends its own stdout to stderr (see embed-worker.ts); a
     // piped stdout stream here would hold the process open even when idle.
     this.worker = new Worker(start.entry, { eval: start.eval, workerData: data });

@@ -35,27 +35,34 @@ function fiveChars(v: number): string {
 }
 
 /**
- * `n` random short ids handed out in ascending order, then random ones.
- * A sweep that mints an id for every record it visits in rowid order
- * inserts them into the short_id index left to right this way, instead of
- * at random places: each index page is then written about once, where
- * random inserts dirty nearly every page again in every batch (measured
- * over 100,000 records: 0.3 s of a 3 s migration). Each id is still drawn
+ * `n` random 50-bit short id values, ascending. A sweep that mints an id
+ * for every record it visits in rowid order hands these out in order, so
+ * its passes insert into the short_id index left to right instead of at
+ * random places: each index page is then written about once, where random
+ * inserts dirty nearly every page again in every batch (measured over
+ * 100,000 records: 0.3 s of a 3 s migration). Each id is still drawn
  * uniformly from the same 50 bits; only which record gets which id follows
- * the visiting order, which the records' creation times tell anyway.
+ * the visiting order, which the records' creation times tell anyway. The
+ * values sit in a shared buffer, so a worker thread taking part in the
+ * sweep reads the same list.
  */
-export function ascendingShortIds(n: number): () => string {
+export function ascendingShortIdValues(n: number): Float64Array {
   const words = new Uint32Array(2 * n);
   if (n > 0) randomFillSync(words);
-  const values = new Float64Array(n);
+  const values = new Float64Array(new SharedArrayBuffer(8 * Math.max(1, n)), 0, n);
   for (let i = 0; i < n; i++) values[i] = (words[2 * i]! & 0x1ffffff) * 0x2000000 + (words[2 * i + 1]! & 0x1ffffff);
-  values.sort();
-  let next = 0;
-  return () => {
-    if (next >= n) return randomShortId();
-    const v = values[next++]!;
-    return fiveChars(Math.floor(v / 0x2000000)) + fiveChars(v % 0x2000000);
-  };
+  return values.sort();
+}
+
+/** The id of a value from ascendingShortIdValues: most significant character first, so text order is value order. */
+export function shortIdOfValue(v: number): string {
+  return fiveChars(Math.floor(v / 0x2000000)) + fiveChars(v % 0x2000000);
+}
+
+/** Hands out `values[from]`, `values[from + 1]`, … up to `to` (exclusive), then random ids. */
+export function shortIdsFrom(values: Float64Array, from = 0, to = values.length): () => string {
+  let next = from;
+  return () => (next < to ? shortIdOfValue(values[next++]!) : randomShortId());
 }
 
 export class ShortIdExhaustedError extends Error {

@@ -19,10 +19,12 @@ import { quickCheckInWorker } from "./integrity-check.js";
 import { WriteHealth } from "./write-health.js";
 import { damagedRefusal, markHasRecords, openRefusal, prepareDataDir, refuseEmptyWithRecords, type StoreOpenError } from "./open-refusal.js";
 import type { BatchBudget, MigrationStore, PassSource, RowRewrite, VersionedRow, WriteOutcome } from "./migrations/migration-store.js";
-import type { Payload } from "./migrations/step.js";
-import { deepFreeze } from "./migrations/json-value.js";
+import type { Payload, StepContext } from "./migrations/step.js";
 import { TopK } from "./exact-scan.js";
 import { MigrationStage, STAGE_MAX_CHARS } from "./migration-stage.js";
+import { canBeQuiet, CHUNK_ROWS_SQL, mirroredValues, scanChunk, type RowSource, type SweepDirection, type SweepRow } from "./sweep-row.js";
+import { SweepChunks, type ComputeHere } from "./sweep-chunks.js";
+import { ascendingShortIdValues } from "../model/short-id.js";
 import { VectorIndex, type SnapshotOrigin, type VectorFilter, type VectorHit } from "./vector-index.js";
 import { AccessCoalescer, type AccessEntry } from "./access-coalescer.js";
 
@@ -67,28 +69,6 @@ class PreEncoded {
     readonly columns: IndexedColumns | QuietColumns,
     readonly full: boolean,
   ) {}
-}
-
-/**
- * The payload keys some reader keeps a copy of: the mirrored columns are
- * derived from the keys of the same name, the mirror also reads tags and
- * citations, and the FTS row content and tags.
- */
-const MIRRORED_KEYS: readonly string[] = [...MIRRORED_COLUMNS, "content", "tags", "citations"];
-
-/** The values of the mirrored keys, frozen where they are objects, so a later identity comparison is sound. */
-function mirroredValues(p: Payload): unknown[] {
-  return MIRRORED_KEYS.map((k) => {
-    const v = p[k];
-    return v !== null && typeof v === "object" ? deepFreeze(v) : v;
-  });
-}
-
-/** Whether writing `next` over a row that held `before` may be quiet: every mirrored key kept, and the version moved. */
-function canBeQuiet(before: readonly unknown[], next: Payload, storedVersion: number | null, version: number): boolean {
-  if (storedVersion === version) return false;
-  for (let i = 0; i < MIRRORED_KEYS.length; i++) if (next[MIRRORED_KEYS[i]!] !== before[i]) return false;
-  return true;
 }
 
 type ScopeStats = { byOwner: Map<string, number>; sharedByOwner: Map<string, number>; shared: number };
@@ -158,7 +138,23 @@ export type EmbeddedStoreOptions = {
   integrityCheck?: boolean | "background";
   /** How often a store that cannot write retries on its own (tests shorten it). */
   writeProbeMs?: number;
+  /**
+   * Records from which a migration sweep shares its computing with a worker
+   * thread (see SWEEP_WORKER_FROM); tests lower it to run that path on a
+   * few records.
+   */
+  sweepWorkerFrom?: number;
 };
+
+/**
+ * A sweep worker costs some 50 ms to start compiled (about 180 ms from the
+ * TypeScript sources) and then computes about half of a preflight; below
+ * this many records the main thread alone is as fast.
+ */
+export const SWEEP_WORKER_FROM = 20_000;
+
+/** Rows per chunk a preflight or a worker computes at a time: one pass's worth at the CLI's batch size. */
+const SWEEP_CHUNK_ROWS = 2048;
 
 /** The methods that write: a storage fault in one of them is `store_cannot_write` and starts an episode. */
 const WRITE_METHODS: ReadonlySet<PropertyKey> = new Set([
@@ -313,6 +309,7 @@ export class EmbeddedStore implements Store, MigrationStore {
     this.closed = true;
     this.health.stop();
     this.checking?.stop();
+    this.dropAhead();
     try {
       // Counted reads are written before the file closes: a clean shutdown loses none.
       this.accessCounts.flush();
@@ -1242,6 +1239,7 @@ export class EmbeddedStore implements Store, MigrationStore {
   async pinBelow(target: number): Promise<number> {
     this.tuneForSweep();
     this.staged = undefined;
+    this.dropAhead();
     this.db.exec(`CREATE TEMP TABLE IF NOT EXISTS migrate_pin (rid INTEGER PRIMARY KEY);
       CREATE TEMP TABLE IF NOT EXISTS migrate_pending (rid INTEGER PRIMARY KEY);
       DELETE FROM temp.migrate_pin; DELETE FROM temp.migrate_pending;`);
@@ -1277,33 +1275,66 @@ export class EmbeddedStore implements Store, MigrationStore {
   private staged: MigrationStage | undefined;
 
   /**
-   * One statement over the whole pin, in one read transaction: in-process,
-   * a batch boundary would only cost. What `visit` returns is encoded and
-   * kept for the passes (up to STAGE_MAX_CHARS of payload text; past that a
-   * pass computes the rest again).
+   * The pin in chunks of rids (see SweepChunks), each read in one read
+   * transaction. What `visit` returns is encoded and kept for the passes
+   * (up to STAGE_MAX_CHARS of payload text; past that a pass computes the
+   * rest again). Records mint from one ascending list of ids, so the
+   * passes, writing in rid order, fill the short_id index in order.
+   *
+   * With the shipped registry and at least `sweepWorkerFrom` pinned records
+   * in a file, a worker thread computes chunks too: on two cores that about
+   * halves the preflight. The first rewrite that throws stops both, and the
+   * failure of the lowest rid is the one raised, as one thread alone would
+   * have met it.
    */
-  async scanPinned(target: number, _budget: BatchBudget, visit: (row: VersionedRow) => Payload | void): Promise<void> {
+  async scanPinned(target: number, _budget: BatchBudget, visit: (row: VersionedRow, ctx: StepContext) => Payload | void, shipped: boolean): Promise<void> {
     this.staged = undefined;
     const stage = new MigrationStage(target, 0);
-    // Rows as arrays, the pin probed per record in rid order: the cheapest read of every pinned row.
-    const scan = this.stmt(
-      `SELECT r.rid, r.id, r.short_id, r.schema_version, r.payload FROM records r
-         WHERE r.rid IN temp.migrate_pin AND (r.schema_version IS NULL OR r.schema_version < ?) ORDER BY r.rid`,
-    ).raw(true);
-    // Deferred: the log head and the rows are read from one snapshot.
-    this.db.transaction(() => {
-      stage.seq = this.headSeq();
-      for (const [rid, id, shortId, version, text] of scan.iterate(target) as Iterable<[number, string, string | null, number | null, string]>) {
-        const payload = JSON.parse(text) as Payload;
-        const before = stage.chars < STAGE_MAX_CHARS ? mirroredValues(payload) : undefined;
-        const next = visit({ id, version: version ?? 0, payload });
-        if (!before || !next) continue;
-        const c = encodeRecord(next as unknown as MemoryRecord, target);
-        const quiet = canBeQuiet(before, next, version, target);
-        stage.add(rid, shortId, version, Buffer.byteLength(text, "utf8"), quiet ? { short_id: c.short_id, payload: c.payload } : c, quiet);
-      }
-    })();
+    const rids = this.sharedRids(this.stmt("SELECT rid FROM temp.migrate_pin ORDER BY rid").pluck().all() as number[]);
+    const mint = ascendingShortIdValues(rids.length);
+    const file = this.fileName();
+    const worker = shipped && file !== undefined && rids.length >= (this.opts.sweepWorkerFrom ?? SWEEP_WORKER_FROM) ? { file, mint } : undefined;
+    const sweep = new SweepChunks("forward", target, rids, SWEEP_CHUNK_ROWS, STAGE_MAX_CHARS, stage, this.chunkHere("forward", target, rids, visit, mint, "throw"), worker);
+    try {
+      while (sweep.computeNext());
+      await sweep.settle();
+    } finally {
+      sweep.stop();
+    }
+    if (sweep.failure) throw sweep.failure.error;
+    stage.seq = Number.isFinite(sweep.seq) ? sweep.seq : this.headSeq();
     this.staged = stage;
+  }
+
+  /** Rids in a buffer a worker thread can read too. */
+  private sharedRids(list: number[]): Float64Array {
+    const rids = new Float64Array(new SharedArrayBuffer(8 * Math.max(1, list.length)), 0, list.length);
+    rids.set(list);
+    return rids;
+  }
+
+  /** How the main thread computes chunk k of a sweep over `rids`: in a read transaction of its own, with the log head it read at. */
+  private chunkHere(
+    direction: SweepDirection,
+    version: number,
+    rids: Float64Array,
+    visit: (row: VersionedRow, ctx: StepContext) => Payload | void | undefined,
+    mint: Float64Array | undefined,
+    failures: "throw" | "skip",
+  ): ComputeHere {
+    const stmt = this.stmt(CHUNK_ROWS_SQL[direction]).raw(true);
+    const read: RowSource = (lo, hi, v) => stmt.iterate(lo, hi, v) as Iterable<SweepRow>;
+    return (k, keep) =>
+      // Deferred: the log head and the rows are read from one snapshot.
+      this.db.transaction(() => {
+        const seq = this.headSeq();
+        return { seq, chunk: scanChunk(read, rids, k, SWEEP_CHUNK_ROWS, version, visit, mint, keep, failures) };
+      })();
+  }
+
+  /** The database file, or undefined for a store in memory (which no other thread can open). */
+  private fileName(): string | undefined {
+    return this.opts.dataDir === ":memory:" ? undefined : join(this.opts.dataDir, "engram.db");
   }
 
   /**
@@ -1328,6 +1359,8 @@ export class EmbeddedStore implements Store, MigrationStore {
     if (known && known.version === version && known.seq === seq && known.dv === dv) return known.n;
     const n = (this.stmt("SELECT count(*) AS n FROM records WHERE schema_version > ?").get(version) as { n: number }).n;
     this.aboveCount = { version, seq, dv, n };
+    // Nothing left to revert: what the worker computed is not needed any more.
+    if (n === 0 && this.revertAhead?.to === version) this.dropAhead();
     return n;
   }
 
@@ -1373,13 +1406,21 @@ export class EmbeddedStore implements Store, MigrationStore {
     type Read = { rid: number; id: string | null; short_id: string | null; schema_version: number | null; payload?: string | null };
     const pinned = "pinnedBelow" in source;
     const staged = this.staged;
-    const stage = pinned && staged !== undefined && staged.target === source.pinnedBelow && version === staged.target ? staged : undefined;
+    const ahead = !pinned && this.revertAhead?.to === source.above && version === source.above ? this.revertAhead : undefined;
+    if (ahead) await this.readyAhead(ahead);
+    const stage = pinned
+      ? staged !== undefined && staged.target === source.pinnedBelow && version === staged.target
+        ? staged
+        : undefined
+      : ahead && Number.isFinite(ahead.sweep.seq)
+        ? ahead.stage
+        : undefined;
     // Pinned: the head of the pending backlog, with rows gone meanwhile (id null) kept so they can be dropped.
-    // With a staged preflight the payload is read only for the rows computed afresh.
+    // Above: in the order a revert's worker computes them. With a stage the payload is read only for the rows computed afresh.
     const read = pinned
       ? this.stmt(`SELECT q.rid, r.id, r.short_id, r.schema_version${stage ? "" : ", r.payload"} FROM temp.migrate_pending q
           LEFT JOIN records r ON r.rid = q.rid ORDER BY q.rid LIMIT ?`)
-      : this.stmt("SELECT rid, id, short_id, schema_version, payload FROM records WHERE schema_version > ? LIMIT ?");
+      : this.stmt(`SELECT rid, id, short_id, schema_version${stage ? "" : ", payload"} FROM records WHERE schema_version > ? ORDER BY schema_version, rid LIMIT ?`);
     const payloadOf = this.stmt("SELECT payload AS rewrite_source FROM records WHERE rid = ?").pluck();
     const drop = pinned ? this.stmt("DELETE FROM temp.migrate_pending WHERE rid = ?") : undefined;
     const dropRange = pinned ? this.stmt("DELETE FROM temp.migrate_pending WHERE rid >= ? AND rid <= ?") : undefined;
@@ -1388,6 +1429,7 @@ export class EmbeddedStore implements Store, MigrationStore {
     this.aboveCount = undefined;
     let nextCount: typeof known;
     let stageSeq: number | undefined;
+    let processed = 0;
     // Immediate, like transaction(): wait for a concurrent writer instead of failing.
     this.db
       .transaction(() => {
@@ -1433,6 +1475,7 @@ export class EmbeddedStore implements Store, MigrationStore {
             }
           }
           last = r.rid;
+          processed++;
         }
         if (pinned && last !== undefined) {
           if (failed.length === 0) dropRange!.run(rows[0]!.rid, last);
@@ -1446,11 +1489,67 @@ export class EmbeddedStore implements Store, MigrationStore {
         if (stage) stageSeq = this.headSeq();
       })
       .immediate();
-    // Only a committed pass hands its count and its log position on.
+    // Only a committed pass hands its count and its log position on; a stage
+    // a worker still feeds stays at the worker's snapshot, which its next
+    // chunks are current at.
     this.aboveCount = nextCount;
-    if (stage && stageSeq !== undefined) stage.seq = stageSeq;
+    if (ahead) ahead.read += processed;
+    if (stage && stageSeq !== undefined && (!ahead || ahead.sweep.complete)) stage.seq = stageSeq;
     this.afterWrite();
     return outcomes;
+  }
+
+  /**
+   * A revert's rewrites computed ahead of its passes (see
+   * computeRevertAhead), and how many rows the passes have read so far,
+   * which tells which chunk the next pass reads.
+   */
+  private revertAhead: { to: number; stage: MigrationStage; sweep: SweepChunks; read: number } | undefined;
+
+  /**
+   * With the shipped registry and at least `sweepWorkerFrom` records above
+   * `to` in a file, a worker thread computes the revert's rewrites in
+   * chunks, in the order the passes read records, and the passes write them
+   * (checked like a forward preflight's) while it computes the next; the
+   * main thread computes a chunk itself only when the pass it is about to
+   * write is not ready. A record left out (it changed since, its version
+   * refuses, its inverse misbehaves) is computed by the pass, which refuses
+   * or fails exactly as it would alone.
+   */
+  computeRevertAhead(to: number, visit: (row: VersionedRow) => Payload | undefined): void {
+    this.dropAhead();
+    const file = this.fileName();
+    if (file === undefined) return;
+    const list = this.stmt("SELECT rid FROM records WHERE schema_version > ? ORDER BY schema_version, rid").pluck().all(to) as number[];
+    if (list.length < (this.opts.sweepWorkerFrom ?? SWEEP_WORKER_FROM)) return;
+    const rids = this.sharedRids(list);
+    const stage = new MigrationStage(to, 0);
+    const here = this.chunkHere("backward", to, rids, visit, undefined, "skip");
+    const sweep = new SweepChunks("backward", to, rids, SWEEP_CHUNK_ROWS, STAGE_MAX_CHARS, stage, here, { file, mint: undefined });
+    this.revertAhead = { to, stage, sweep, read: 0 };
+  }
+
+  /** Makes sure the chunk the next pass reads is staged: computes one here, or waits for the worker's, whichever frees it sooner. */
+  private async readyAhead(ahead: NonNullable<EmbeddedStore["revertAhead"]>): Promise<void> {
+    const { sweep } = ahead;
+    sweep.collect();
+    const need = Math.floor(ahead.read / SWEEP_CHUNK_ROWS);
+    while (need < sweep.chunks && !sweep.has(need)) {
+      if (sweep.computeNext()) {
+        // The worker's chunks arrive as messages, which only a turn of the event loop lets in.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        sweep.collect();
+        continue;
+      }
+      if (!(await sweep.waitFor(need))) break;
+    }
+    // Trusted from the oldest snapshot any chunk staged so far was read at.
+    if (Number.isFinite(sweep.seq)) ahead.stage.seq = sweep.seq;
+  }
+
+  private dropAhead(): void {
+    this.revertAhead?.sweep.stop();
+    this.revertAhead = undefined;
   }
 
   /** Drops the staged rewrite of every record the change log shows written since the stage was last current. */

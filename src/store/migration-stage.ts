@@ -1,10 +1,8 @@
 import type { IndexedColumns } from "./codec.js";
+import type { StagedChunk } from "./sweep-row.js";
 
 /** Payload text (in characters) a forward preflight keeps for its passes; past it a pass computes the rest again. */
 export const STAGE_MAX_CHARS = 128 * 1024 * 1024;
-
-/** Payloads joined into one string: a few hundred kilobytes, which V8 keeps in its large-object space. */
-const JOIN_EVERY = 512;
 
 /** What a pass writes for one staged record. */
 export type StagedWrite =
@@ -17,12 +15,13 @@ export type StagedWrite =
  * preflight read them, the stored payload's size (for the byte budget) and
  * what to write.
  *
- * Kept by column, and the payload texts joined a few hundred at a time
- * into one string each, a pass taking its record's text back as a slice
- * (which V8 makes without copying). 100,000 separate strings and entry
- * objects that live through the whole preflight are copied and marked by
- * every garbage collection it triggers; measured over 100,000 records,
- * that cost 0.2-0.3 s of CPU more than the joined strings do.
+ * Kept by column, and the payload texts of one chunk of rows joined into
+ * one string, a pass taking its record's text back as a slice (which V8
+ * makes without copying). 100,000 separate strings and entry objects that
+ * live through the whole preflight are copied and marked by every garbage
+ * collection it triggers; measured over 100,000 records, that cost 0.2-0.3 s
+ * of CPU more than the joined strings do. A chunk computed on a sweep
+ * worker arrives in this shape already.
  */
 export class MigrationStage {
   private readonly slotOf = new Map<number, number>();
@@ -36,9 +35,6 @@ export class MigrationStage {
   private readonly newShort: (string | null)[] = [];
   private readonly full = new Map<number, IndexedColumns>();
   private readonly joined: string[] = [];
-  /** Payloads not joined yet; they go into `joined[joined.length]`. */
-  private pending: string[] = [];
-  private pendingChars = 0;
   private slots = 0;
   /** Payload characters kept so far. */
   chars = 0;
@@ -49,35 +45,40 @@ export class MigrationStage {
     public seq: number,
   ) {}
 
-  /** Keeps what to write over record `rid`, read with `storedShort`/`storedVersion` in its columns. */
-  add(
-    rid: number,
-    storedShort: string | null,
-    storedVersion: number | null,
-    bytes: number,
-    write: { short_id: string | null; payload: string } | IndexedColumns,
-    quiet: boolean,
-  ): void {
-    const slot = this.slots++;
-    if (slot === this.bytes.length) this.grow();
-    this.slotOf.set(rid, slot);
-    this.storedShort[slot] = storedShort;
-    this.storedVersion[slot] = storedVersion ?? Number.NaN;
-    this.bytes[slot] = bytes;
-    this.chars += write.payload.length;
-    if (!quiet) {
-      this.chunkOf[slot] = -1;
-      this.newShort[slot] = null;
-      this.full.set(slot, write as IndexedColumns);
-      return;
+  /** Entries kept so far, taken or not. */
+  get size(): number {
+    return this.slots;
+  }
+
+  /** Keeps the rewrites of one chunk (see StagedChunk), each read with the stored columns the chunk names. */
+  addChunk(chunk: StagedChunk): void {
+    const c = this.joined.length;
+    this.joined.push(chunk.text);
+    this.chars += chunk.text.length;
+    let f = 0;
+    let from = 0;
+    for (let i = 0; i < chunk.rids.length; i++) {
+      const slot = this.slots++;
+      if (slot === this.bytes.length) this.grow();
+      this.slotOf.set(chunk.rids[i]!, slot);
+      this.storedShort[slot] = chunk.storedShort[i]!;
+      this.storedVersion[slot] = chunk.storedVersion[i]!;
+      this.bytes[slot] = chunk.bytes[i]!;
+      const end = chunk.ends[i]!;
+      if (end < 0) {
+        this.chunkOf[slot] = -1;
+        this.newShort[slot] = null;
+        const columns = chunk.full[f++]!;
+        this.full.set(slot, columns);
+        this.chars += columns.payload.length;
+        continue;
+      }
+      this.newShort[slot] = chunk.newShort[i]!;
+      this.chunkOf[slot] = c;
+      this.start[slot] = from;
+      this.end[slot] = end;
+      from = end;
     }
-    this.newShort[slot] = write.short_id;
-    this.chunkOf[slot] = this.joined.length;
-    this.start[slot] = this.pendingChars;
-    this.pendingChars += write.payload.length;
-    this.end[slot] = this.pendingChars;
-    this.pending.push(write.payload);
-    if (this.pending.length === JOIN_EVERY) this.join();
   }
 
   /**
@@ -98,7 +99,6 @@ export class MigrationStage {
       this.full.delete(slot);
       return { quiet: false, columns, bytes };
     }
-    if (c === this.joined.length) this.join();
     const short_id = this.newShort[slot]!;
     this.newShort[slot] = null;
     return { quiet: true, short_id, payload: this.joined[c]!.slice(this.start[slot], this.end[slot]), bytes };
@@ -110,12 +110,6 @@ export class MigrationStage {
     if (slot === undefined) return;
     this.slotOf.delete(rid);
     this.full.delete(slot);
-  }
-
-  private join(): void {
-    this.joined.push(this.pending.join(""));
-    this.pending = [];
-    this.pendingChars = 0;
   }
 
   private grow(): void {

@@ -392,7 +392,7 @@ export function storeConformance(name: string, factory: StoreHarnessFactory): vo
       expect(await m.countAbove(LATEST_VERSION)).toBe(1);
       expect(await m.versionHistogramAbove(LATEST_VERSION)).toEqual(new Map([[LATEST_VERSION + 1, 1]]));
       const seen: string[] = [];
-      await m.scanPinned(LATEST_VERSION, { rows: 2, bytes: 1 }, (row) => void seen.push(row.id));
+      await m.scanPinned(LATEST_VERSION, { rows: 2, bytes: 1 }, (row) => void seen.push(row.id), false);
       expect(seen.sort()).toEqual([110, 111, 112, 113, 114].map((i) => rec(i).id));
       // A budget smaller than one record still moves one record per pass.
       const first = await m.rewritePass({ pinnedBelow: LATEST_VERSION }, { rows: 100, bytes: 1 }, LATEST_VERSION, (row) => row.payload);

@@ -1,4 +1,4 @@
-import type { Payload } from "./step.js";
+import type { Payload, StepContext } from "./step.js";
 
 /** "gone": the record was deleted meanwhile; nothing was written, nothing resurrected. */
 export type WriteOutcome = "ok" | "gone" | Error;
@@ -50,9 +50,21 @@ export interface MigrationStore {
    * write for that record; a store may keep it and, in the pass that reaches
    * the record at `target`, write it instead of calling that pass's
    * `rewrite`, provided the record has not changed since the scan. A store
-   * may as well ignore it and call `rewrite`.
+   * may as well ignore it and call `rewrite`. The store hands `visit` the
+   * context each record's new ids are minted from, so it may choose their
+   * order to suit its indexes. `shipped`: `visit` is the shipped registry's
+   * forward sweep to `target` (runner.forwardVisitor over STEPS), so a store
+   * may run part of the scan on another thread with that instead.
    */
-  scanPinned(target: number, budget: BatchBudget, visit: (row: VersionedRow) => Payload | void): Promise<void>;
+  scanPinned(target: number, budget: BatchBudget, visit: (row: VersionedRow, ctx: StepContext) => Payload | void, shipped: boolean): Promise<void>;
+  /**
+   * Called once before the passes of a revert to `to` with the shipped
+   * registry: a store may compute rewrites ahead with `visit` (undefined:
+   * the record's version refuses) or, on another thread, with the same
+   * runner.backwardVisitor over STEPS, for rewritePass to write instead of
+   * calling its `rewrite`, provided each record is unchanged since.
+   */
+  computeRevertAhead?(to: number, visit: (row: VersionedRow) => Payload | undefined): void;
   countAbove(version: number): Promise<number>;
   versionHistogramAbove(version: number): Promise<Map<number, number>>;
   /**

@@ -4,8 +4,7 @@ import type { ArgError } from "../../argerror/index.js";
 import { deepFreeze } from "./json-value.js";
 import { refusalError, reversible, type RevertPlan } from "./refusal.js";
 import { STEPS, stepsFrom } from "./registry.js";
-import type { MigrationStep, Payload, StepContext } from "./step.js";
-import { ascendingShortIds, randomShortId } from "../../model/short-id.js";
+import { RANDOM_MINT, type MigrationStep, type Payload, type StepContext } from "./step.js";
 
 export const DEFAULT_BATCH = 256;
 /**
@@ -89,26 +88,44 @@ function forward(row: VersionedRow, target: number, chainOf: (version: number) =
   return p;
 }
 
-/** Outside a preflight, an id minted for a record computed afresh comes from anywhere. */
-const RANDOM_MINT: StepContext = { shortId: randomShortId };
+/** Whether a sweep runs the shipped registry, which a store may also run on another thread. */
+function shipped(steps: readonly MigrationStep[]): boolean {
+  return steps === STEPS;
+}
+
+/**
+ * What a forward sweep computes for one record: the chain from its version
+ * to `target`, each step checked against its declaration. Exported for the
+ * store's sweep worker, which runs it over part of a preflight.
+ */
+export function forwardVisitor(target: number, steps: readonly MigrationStep[]): (row: VersionedRow, ctx: StepContext) => Payload {
+  const chainOf = chainCache((version) => stepsFrom(steps, version, target));
+  return (row, ctx) => forward(row, target, chainOf, ctx);
+}
+
+/**
+ * What a revert computes for one record: the refusal a record at its
+ * version meets, if any, and otherwise the inverses newest first, each
+ * checked against its step. Exported for the store's sweep worker.
+ */
+export function backwardVisitor(
+  to: number,
+  steps: readonly MigrationStep[],
+): { refusalOf(version: number): ArgError | undefined; visit(row: VersionedRow): Payload } {
+  const refusalOf = chainCache((version) => refusalError(previewRevertRow(version, to, steps)));
+  const inversesOf = chainCache((version) => [...(stepsFrom(steps, to, version) ?? [])].reverse());
+  return { refusalOf, visit: (row) => backward(row, inversesOf(row.version)) };
+}
 
 /**
  * Runs every step over the pinned backlog without writing, so a step whose
  * real effect differs from its declaration refuses the whole call before
  * the first write. The payloads it computes go back to the store, which may
- * write them in the passes instead of asking for them again. The scan
- * visits records in the order the passes write them, so ids minted in
- * ascending order reach the short_id index in order.
+ * write them in the passes instead of asking for them again; the store
+ * also hands each record the context its ids are minted from.
  */
-function precheck(
-  store: MigrationStore,
-  target: number,
-  pinned: number,
-  budget: BatchBudget,
-  chainOf: (version: number) => readonly MigrationStep[] | undefined,
-): Promise<void> {
-  const ctx: StepContext = { shortId: ascendingShortIds(pinned) };
-  return store.scanPinned(target, budget, (row) => forward(row, target, chainOf, ctx));
+function precheck(store: MigrationStore, target: number, budget: BatchBudget, steps: readonly MigrationStep[]): Promise<void> {
+  return store.scanPinned(target, budget, forwardVisitor(target, steps), shipped(steps));
 }
 
 /** The payload without its version stamp, which only the codec writes. The row is the caller's to consume. */
@@ -150,8 +167,8 @@ export async function migrate(
   };
   if (!opts.apply || opts.target <= 0) return report;
 
-  const chainOf = chainCache((version) => stepsFrom(steps, version, opts.target));
-  await precheck(store, opts.target, pinned, budget, chainOf);
+  await precheck(store, opts.target, budget, steps);
+  const visit = forwardVisitor(opts.target, steps);
   let previous = Number.POSITIVE_INFINITY;
   let lastError: Error | undefined;
   for (;;) {
@@ -160,7 +177,7 @@ export async function migrate(
     if (remaining === 0) break;
     if (report.passes > 1 && remaining >= previous) throw new MigrationStalledError(stallMessage("migrate", lastError));
     previous = remaining;
-    const outcomes = await store.rewritePass({ pinnedBelow: opts.target }, budget, opts.target, (row) => forward(row, opts.target, chainOf, RANDOM_MINT));
+    const outcomes = await store.rewritePass({ pinnedBelow: opts.target }, budget, opts.target, (row) => visit(row, RANDOM_MINT));
     outcomes.forEach((o) => {
       if (o instanceof Error) {
         report.failed++;
@@ -231,9 +248,8 @@ export async function revert(
   }
   if (!opts.apply) return report;
 
-  // Per stored version: the refusal a record there would meet, and the inverses newest first.
-  const refusalOf = chainCache((version) => refusalError(previewRevertRow(version, opts.to, steps)));
-  const inversesOf = chainCache((version) => [...(stepsFrom(steps, opts.to, version) ?? [])].reverse());
+  const { refusalOf, visit } = backwardVisitor(opts.to, steps);
+  if (shipped(steps)) store.computeRevertAhead?.(opts.to, (row) => (refusalOf(row.version) ? undefined : visit(row)));
   let previous = Number.POSITIVE_INFINITY;
   let lastError: Error | undefined;
   for (;;) {
@@ -248,7 +264,7 @@ export async function revert(
       midRefusal = refusalOf(row.version);
       // Ends the pass here: the rows before this one are still written.
       if (midRefusal) return undefined;
-      return backward(row, inversesOf(row.version));
+      return visit(row);
     });
     outcomes.forEach((o) => {
       if (o instanceof Error) {

@@ -1,3 +1,5 @@
+import { randomShortId } from "../../model/short-id.js";
+
 /** A stored payload as the migration engine sees it: plain JSON keys. */
 export type Payload = Record<string, unknown>;
 
@@ -7,6 +9,9 @@ export type Payload = Record<string, unknown>;
  * order (see ascendingShortIds).
  */
 export type StepContext = { shortId(): string };
+
+/** Ids from anywhere: for a record computed afresh, and for a store with no index to fill in order. */
+export const RANDOM_MINT: StepContext = { shortId: randomShortId };
 
 export type Reversibility =
   | { kind: "inverse"; inverse: (payload: Payload) => Payload }

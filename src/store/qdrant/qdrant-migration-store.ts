@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { QdrantClient } from "@qdrant/js-client-rest";
 import type { MemoryRecord } from "../../model/record.js";
 import type { BatchBudget, MigrationStore, PassSource, RowRewrite, VersionedRow, WriteOutcome } from "../migrations/migration-store.js";
+import { RANDOM_MINT, type StepContext } from "../migrations/step.js";
 import { DERIVED_KEYS, MAX_PAGE, MIGRATION_PIN_INDEX, VIEW_CEILING_BYTES } from "./layout.js";
 import { encodePayload, type Payload } from "./point-payload.js";
 import { mapQdrantError, type QdrantAccess } from "./qdrant-fault.js";
@@ -156,11 +157,12 @@ export class QdrantMigrationStore implements MigrationStore {
     return { must: [...this.pinned(), below(target)] };
   }
 
-  async scanPinned(target: number, budget: BatchBudget, visit: (row: VersionedRow) => void): Promise<void> {
+  /** Qdrant keeps no index in short_id order a sweep could fill in order, so ids are minted at random. */
+  async scanPinned(target: number, budget: BatchBudget, visit: (row: VersionedRow, ctx: StepContext) => void): Promise<void> {
     let offset: Offset;
     do {
       const batch = await this.readBatch(this.pinnedBelowFilter(target), budget, offset);
-      for (const row of batch.rows) visit(row);
+      for (const row of batch.rows) visit(row, RANDOM_MINT);
       offset = batch.next;
     } while (offset !== undefined);
   }
