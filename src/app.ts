@@ -24,7 +24,7 @@ export class StartupError extends Error {
  * nothing else running. A file that cannot be used (not a database, damaged,
  * read-only, empty where records were) is a start refusal naming the file.
  */
-export function openStore(env: NodeJS.ProcessEnv, dim: number, log?: Logger, opts: { integrityCheck?: boolean | "background" } = {}): Store {
+export function openStore(env: NodeJS.ProcessEnv, dim: number, log?: Logger, opts: { integrityCheck?: boolean | "background" | "alongside" } = {}): Store {
   try {
     return EmbeddedStore.open({ dataDir: dataDirOf(env), dim, log, integrityCheck: opts.integrityCheck });
   } catch (err) {

@@ -10,6 +10,7 @@
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync, writeSync, closeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { afterAll, describe, expect, it } from "vitest";
@@ -88,6 +89,28 @@ describe("a database with damaged pages in the middle", { timeout: 120_000 }, ()
       new RegExp(`^engram: cannot open the store at ${escape(file)}: the database file is damaged \\(the integrity check found (a problem|\\d+ problems)\\); ${escape(RESTORE)}$`),
     );
     expect(readFileSync(file).equals(before)).toBe(true);
+  });
+
+  it("is refused by a sweep that checks it alongside its reads, with the same line and before any write", async () => {
+    const { dir } = await seededDir(300);
+    const file = join(dir, "engram.db");
+    // Damage a sweep never reads: it would find every record it reads intact
+    // and write them all, were it not held back until the check has passed.
+    corruptPageOf(file, "vectors");
+    const before = readFileSync(file);
+    // `migrate status` checks the file when it opens it.
+    const atOpen = await runEngram(["migrate", "status"], { ENGRAM_DATA_DIR: dir });
+    expect(atOpen.code).toBe(EXIT.usage);
+    expect(atOpen.stderr.trim()).toMatch(new RegExp(`^engram: cannot open the store at ${escape(file)}: the database file is damaged.*; ${escape(RESTORE)}$`));
+    // The revert has 300 records above v1 to write; the forward sweep has none.
+    for (const args of [
+      ["migrate", "revert", "--to", "1", "--apply"],
+      ["migrate", "--apply"],
+    ]) {
+      const r = await runEngram(args, { ENGRAM_DATA_DIR: dir });
+      expect({ args, code: r.code, stderr: r.stderr }).toEqual({ args, code: EXIT.usage, stderr: atOpen.stderr });
+      expect(readFileSync(file).equals(before)).toBe(true);
+    }
   });
 
   it("is found by serve's background check: logged with the file, /readyz 503 for good, every read data_loss", async () => {
@@ -322,6 +345,19 @@ describe("a file the server may not open", () => {
 });
 
 /** Overwrites the pages between 30% and 70% of the file with a byte no page may start with. */
+/** Overwrites one leaf page of `table` with junk, found through SQLite's dbstat table. */
+function corruptPageOf(file: string, table: string): void {
+  const db = new Database(file, { readonly: true });
+  const page = db.prepare("SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf' LIMIT 1 OFFSET 5").pluck().get(table) as number;
+  db.close();
+  const fd = openSync(file, "r+");
+  try {
+    writeSync(fd, Buffer.alloc(4096, 0xa5), 0, 4096, (page - 1) * 4096);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 function corruptMiddle(file: string): void {
   const size = statSync(file).size;
   const page = 4096;

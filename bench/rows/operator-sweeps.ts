@@ -9,14 +9,15 @@
  * rewrites. Each sweep runs exactly as the CLI verb does, minus the process:
  * withOperatorStore opens the store, the runner sweeps it with the CLI's
  * default batch size, and the store closes (its final WAL checkpoint
- * included in the time).
+ * included in the time). The file's integrity check runs alongside the
+ * sweep, as the verbs run it, and is part of the time as well.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { SCHEMA_SWEEP_BATCH_SIZE } from "../../src/cli/operator-common.js";
-import { withOperatorStore } from "../../src/cli/operator-store.js";
+import { SWEEP_CHECK, withOperatorStore } from "../../src/cli/operator-store.js";
 import { EmbeddedStore } from "../../src/store/embedded-store.js";
 import { migrate, revert } from "../../src/store/migrations/index.js";
 import { CURRENT_SCHEMA_VERSION } from "../../src/store/schema-version.js";
@@ -70,11 +71,11 @@ export const operatorSweeps: BenchSection = async () => {
     await withOperatorStore(() => undefined, env);
 
     const up = await timed(() =>
-      withOperatorStore(({ store }) => migrate(store, { target: CURRENT_SCHEMA_VERSION, apply: true, batch: SCHEMA_SWEEP_BATCH_SIZE }), env),
+      withOperatorStore(({ store }) => migrate(store, { target: CURRENT_SCHEMA_VERSION, apply: true, batch: SCHEMA_SWEEP_BATCH_SIZE }), env, SWEEP_CHECK),
     );
     if (up.result.migrated !== n || up.result.backlog !== 0) throw new Error(`migrate --apply did not converge: ${JSON.stringify(up.result)}`);
 
-    const down = await timed(() => withOperatorStore(({ store }) => revert(store, { to: 1, apply: true, batch: SCHEMA_SWEEP_BATCH_SIZE }), env));
+    const down = await timed(() => withOperatorStore(({ store }) => revert(store, { to: 1, apply: true, batch: SCHEMA_SWEEP_BATCH_SIZE }), env, SWEEP_CHECK));
     if (down.result.reverted !== n || !down.result.applied) throw new Error(`migrate revert --apply did not converge: ${JSON.stringify(down.result)}`);
 
     return [

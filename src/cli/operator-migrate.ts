@@ -18,7 +18,7 @@ import {
   writeDocument,
 } from "./operator-common.js";
 import { ProgressReporter, progressMode, type ProgressMode } from "./operator-progress.js";
-import { withServingStore, type ServingStore } from "./operator-store.js";
+import { SWEEP_CHECK, withServingStore, type ServingStore } from "./operator-store.js";
 import { table } from "./text.js";
 
 /**
@@ -255,7 +255,7 @@ export async function runMigrate(o: MigrateFlags, sweep: { target?: number; reru
     } finally {
       hooks.reporter.finish();
     }
-  });
+  }, process.env, SWEEP_CHECK);
   writeDocument(output, migrateDocument(report), () => migrateText(report));
 }
 
@@ -289,7 +289,7 @@ async function runRevert(o: RevertFlags): Promise<void> {
     } finally {
       hooks.reporter.finish();
     }
-  });
+  }, process.env, SWEEP_CHECK);
   const partial = outcome.refused?.partial === true;
   writeDocument(output, revertDocument(outcome.report), () => revertText(outcome.report, partial));
   // An applied refusal is a usage failure (exit 2) whose stderr line is the envelope itself.

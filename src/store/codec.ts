@@ -32,11 +32,17 @@ export function encodeRecord(
   record: MemoryRecord,
   version: number | null = CURRENT_SCHEMA_VERSION,
   revision: "fresh" | "carried" = "fresh",
+  /**
+   * The caller hands over a record nothing else holds (a sweep's freshly
+   * computed payload), so the codec may stamp it in place instead of
+   * copying it first; a frozen one is copied all the same.
+   */
+  owned = false,
 ): IndexedColumns {
   // At the current version the codec derives what the newest step would
   // add, so ordinary writes never create work for the sweep. A migration
   // writing an older version passes the payload it computed, untouched.
-  const stamped = { ...record } as Record<string, unknown>;
+  const stamped = (owned && !Object.isFrozen(record) ? record : { ...record }) as Record<string, unknown>;
   const derived: Record<string, unknown> = version === CURRENT_SCHEMA_VERSION ? deriveCurrentKeys(record as unknown as Payload, {}) : {};
   // The version stays the last key (a sweep strips it cheaply), so the
   // revision goes in before it and the version is always appended anew.

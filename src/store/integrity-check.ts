@@ -8,24 +8,31 @@ import { Worker } from "node:worker_threads";
  * dev machine, which is too long to block a start or the event loop for.
  * Resolves with the number of problems found (0: the file is sound);
  * rejects with the SQLite error class when the file cannot be read at all.
+ * `mmapBytes`: map the file for the check (faster, see CHECK_MMAP_BYTES).
  */
-export function quickCheckInWorker(file: string): { done: Promise<number>; stop(): void } {
+export function quickCheckInWorker(file: string, mmapBytes = 0): { done: Promise<number>; stop(): void } {
   const sqlite = createRequire(import.meta.url).resolve("better-sqlite3");
-  // Plain CommonJS on purpose: the worker needs nothing but the driver.
+  // Plain CommonJS on purpose: the worker needs nothing but the driver. The
+  // connection is closed before the answer goes out: a caller that closes
+  // the store on hearing it must be the last connection, which is the one
+  // that folds the WAL back into the file and removes it.
   const code = `
     const { workerData, parentPort } = require("node:worker_threads");
     const Database = require(workerData.sqlite);
     let db;
+    let answer;
     try {
       db = new Database(workerData.file, { readonly: true, fileMustExist: true });
+      if (workerData.mmapBytes > 0) db.pragma("mmap_size = " + workerData.mmapBytes);
       const rows = db.pragma("quick_check(10)");
-      parentPort.postMessage({ problems: rows.filter((r) => r.quick_check !== "ok").length });
+      answer = { problems: rows.filter((r) => r.quick_check !== "ok").length };
     } catch (err) {
-      parentPort.postMessage({ error: (err && (err.code || err.name)) || "unknown" });
+      answer = { error: (err && (err.code || err.name)) || "unknown" };
     } finally {
       if (db) db.close();
-    }`;
-  const worker = new Worker(code, { eval: true, workerData: { sqlite, file } });
+    }
+    parentPort.postMessage(answer);`;
+  const worker = new Worker(code, { eval: true, workerData: { sqlite, file, mmapBytes } });
   worker.unref();
   const done = new Promise<number>((resolve, reject) => {
     worker.once("message", (m: { problems?: number; error?: string }) => {

@@ -87,7 +87,8 @@ export function stageRow(
   if (!before) return true;
   const quiet = canBeQuiet(before, next, stored, version);
   if (!quiet && keep === "quiet") return true;
-  const c = encodeRecord(next as unknown as MemoryRecord, version);
+  // `next` is the step chain's own output, compared with `before` already: stamping it in place saves a copy per record.
+  const c = encodeRecord(next as unknown as MemoryRecord, version, "fresh", true);
   chunk.rids.push(rid);
   chunk.storedShort.push(shortId);
   chunk.storedVersion.push(stored ?? Number.NaN);
