@@ -3,7 +3,8 @@
  * SweepChunks). The stores here lower `sweepWorkerFrom` so a few thousand
  * records take that path; each test also checks a worker really started.
  */
-import { mkdtempSync } from "node:fs";
+import { copyFileSync, mkdtempSync } from "node:fs";
+import Database from "better-sqlite3";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -180,6 +181,24 @@ describe("a sweep shared with a worker thread", () => {
       },
     }).catch((e: unknown) => e as { report: { reverted: number; backlog: number }; partial: boolean });
     expect(err).toMatchObject({ partial: true, report: { reverted: N, backlog: 1 } });
+    await store.close();
+  });
+});
+
+describe("a sweep's checkpoints", () => {
+  it("run on another thread: once a sweep returns, its writes are in the database file itself, not only in the WAL", async () => {
+    const { dir, store } = fresh(false);
+    seed(store, 3000, 0);
+    // Everything so far is in the file, so the copy below shows only what the sweep's checkpoints copied.
+    store.database.pragma("wal_checkpoint(TRUNCATE)");
+    await migrate(store, { target: 2, apply: true, batch: 500 });
+    // The sweep's own connection would checkpoint only past 16384 WAL pages, far more than 3000 records make.
+    expect(store.database.pragma("wal_autocheckpoint", { simple: true })).toBe(16384);
+    const copy = mkdtempSync(join(tmpdir(), "engram-sweepw-copy-"));
+    copyFileSync(join(dir, "engram.db"), join(copy, "engram.db"));
+    const file = new Database(join(copy, "engram.db"), { readonly: true });
+    expect(file.prepare("SELECT schema_version AS v, count(*) AS n FROM records GROUP BY schema_version").all()).toEqual([{ v: 2, n: 3000 }]);
+    file.close();
     await store.close();
   });
 });

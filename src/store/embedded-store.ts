@@ -24,6 +24,7 @@ import { TopK } from "./exact-scan.js";
 import { MigrationStage, STAGE_MAX_CHARS } from "./migration-stage.js";
 import { canBeQuiet, CHUNK_ROWS_SQL, mirroredValues, scanChunk, type RowSource, type SweepDirection, type SweepRow } from "./sweep-row.js";
 import { SweepChunks, type ComputeHere } from "./sweep-chunks.js";
+import { WalCheckpointer } from "./wal-checkpointer.js";
 import { ascendingShortIdValues } from "../model/short-id.js";
 import { VectorIndex, type SnapshotOrigin, type VectorFilter, type VectorHit } from "./vector-index.js";
 import { AccessCoalescer, type AccessEntry } from "./access-coalescer.js";
@@ -349,6 +350,7 @@ export class EmbeddedStore implements Store, MigrationStore {
     this.health.stop();
     this.checking?.stop();
     this.dropAhead();
+    await this.checkpointHere();
     try {
       // Counted reads are written before the file closes: a clean shutdown loses none.
       this.accessCounts.flush();
@@ -1290,7 +1292,10 @@ export class EmbeddedStore implements Store, MigrationStore {
   async pendingCount(): Promise<number> {
     const n = (this.stmt("SELECT count(*) AS n FROM temp.migrate_pending").get() as { n: number }).n;
     // Nothing left to write: what the preflight kept is not needed any more.
-    if (n === 0) this.staged = undefined;
+    if (n === 0) {
+      this.staged = undefined;
+      await this.checkpointHere();
+    }
     return n;
   }
 
@@ -1404,6 +1409,7 @@ export class EmbeddedStore implements Store, MigrationStore {
     this.aboveCount = { version, seq, dv, n };
     // Nothing left to revert: what the worker computed is not needed any more.
     if (n === 0 && this.revertAhead?.to === version) this.dropAhead();
+    if (n === 0) await this.checkpointHere();
     return n;
   }
 
@@ -1433,6 +1439,29 @@ export class EmbeddedStore implements Store, MigrationStore {
     this.sweeping = true;
   }
 
+  /** Set while a sweep's passes run with their checkpoints on another thread. */
+  private checkpointer: WalCheckpointer | undefined;
+
+  /**
+   * From a sweep's first pass over a file on, its checkpoints run on a
+   * worker (see WalCheckpointer) instead of inside the passes' commits.
+   */
+  private checkpointElsewhere(): void {
+    const file = this.fileName();
+    if (this.checkpointer || file === undefined) return;
+    this.checkpointer = new WalCheckpointer(file);
+    this.db.pragma("wal_autocheckpoint = 0");
+  }
+
+  /** Hands checkpoints back to this connection once a sweep has nothing left to write. */
+  private async checkpointHere(): Promise<void> {
+    const c = this.checkpointer;
+    if (!c) return;
+    this.checkpointer = undefined;
+    await c.stop();
+    this.db.pragma("wal_autocheckpoint = 16384");
+  }
+
   /**
    * A pass writes each row quietly when it can: when the new payload keeps
    * every key another process mirrors or indexes (the MIRRORED_COLUMNS,
@@ -1453,6 +1482,7 @@ export class EmbeddedStore implements Store, MigrationStore {
     // No write before the file is known sound; a revert computes rewrites meanwhile.
     while (this.alongsidePending && ahead?.sweep.computeNext()) await new Promise<void>((resolve) => setImmediate(resolve));
     await this.integrityChecked();
+    this.checkpointElsewhere();
     if (ahead) await this.readyAhead(ahead);
     const stage = pinned
       ? staged !== undefined && staged.target === source.pinnedBelow && version === staged.target
