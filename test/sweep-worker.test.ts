@@ -186,13 +186,15 @@ describe("a sweep shared with a worker thread", () => {
 });
 
 describe("a sweep's checkpoints", () => {
-  it("run on another thread: once a sweep returns, its writes are in the database file itself, not only in the WAL", async () => {
+  it("run on another thread while the passes write, and once a sweep returns its writes are in the database file itself", async () => {
     const { dir, store } = fresh(false);
     seed(store, 3000, 0);
     // Everything so far is in the file, so the copy below shows only what the sweep's checkpoints copied.
     store.database.pragma("wal_checkpoint(TRUNCATE)");
-    await migrate(store, { target: 2, apply: true, batch: 500 });
-    // The sweep's own connection would checkpoint only past 16384 WAL pages, far more than 3000 records make.
+    const during: unknown[] = [];
+    await migrate(store, { target: 2, apply: true, batch: 500, onProgress: () => void during.push(store.database.pragma("wal_autocheckpoint", { simple: true })) });
+    // Between passes the sweep's own connection checkpoints nothing; afterwards it does again, past 16384 WAL pages.
+    expect(new Set(during)).toEqual(new Set([0]));
     expect(store.database.pragma("wal_autocheckpoint", { simple: true })).toBe(16384);
     const copy = mkdtempSync(join(tmpdir(), "engram-sweepw-copy-"));
     copyFileSync(join(dir, "engram.db"), join(copy, "engram.db"));

@@ -1459,6 +1459,8 @@ export class EmbeddedStore implements Store, MigrationStore {
     if (!c) return;
     this.checkpointer = undefined;
     await c.stop();
+    // What the worker's rounds left (one that met a busy lock gives up at once) is folded in here.
+    this.db.pragma("wal_checkpoint(PASSIVE)");
     this.db.pragma("wal_autocheckpoint = 16384");
   }
 

@@ -29,9 +29,10 @@ export type SweepMessage =
 
 /**
  * The main thread's end of one sweep worker. Chunks queue up here while
- * the main thread is busy and are taken with `take`. The worker never
- * holds the process open, and any way it ends (done, a failure, a crash,
- * after `stop`) settles `ended`, so nothing waits on a worker that is gone.
+ * the main thread is busy and are taken with `take`. The worker holds the
+ * process open only while the sweep waits on it (`until`), and any way it
+ * ends (done, a failure, a crash, after `stop`) settles `ended`, so nothing
+ * waits on a worker that is gone.
  */
 export class SweepHelper {
   /** Workers started by this process so far: a diagnostic, which tests read to know which path a sweep took. */
