@@ -3,7 +3,7 @@
  * SweepChunks). The stores here lower `sweepWorkerFrom` so a few thousand
  * records take that path; each test also checks a worker really started.
  */
-import { copyFileSync, mkdtempSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync } from "node:fs";
 import Database from "better-sqlite3";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -166,8 +166,8 @@ describe("a sweep shared with a worker thread", () => {
     await store.close();
   });
 
-  it("refuses mid-revert at a record that appears with no way back, with every earlier record reverted", async () => {
-    const { store } = fresh(true);
+  it("refuses mid-revert at a record that appears with no way back, with every earlier record reverted, and closes with no WAL left behind", async () => {
+    const { dir, store } = fresh(true);
     seed(store, N, 2);
     let injected = false;
     const err = await revert(store, {
@@ -182,6 +182,8 @@ describe("a sweep shared with a worker thread", () => {
     }).catch((e: unknown) => e as { report: { reverted: number; backlog: number }; partial: boolean });
     expect(err).toMatchObject({ partial: true, report: { reverted: N, backlog: 1 } });
     await store.close();
+    // The worker closed its connection before the store's, so the store's close was the last one.
+    expect(existsSync(join(dir, "engram.db-wal"))).toBe(false);
   });
 });
 

@@ -349,7 +349,10 @@ export class EmbeddedStore implements Store, MigrationStore {
     this.closed = true;
     this.health.stop();
     this.checking?.stop();
+    // Both workers close their connections first, so this one is the last: it folds the WAL in and removes it.
+    const ahead = this.revertAhead;
     this.dropAhead();
+    await ahead?.sweep.stopped();
     await this.checkpointHere();
     try {
       // Counted reads are written before the file closes: a clean shutdown loses none.

@@ -158,6 +158,12 @@ export class SweepChunks {
   stop(): void {
     this.helper?.stop();
   }
+
+  /** Stops the worker and resolves once it has closed its connection and ended. */
+  async stopped(): Promise<void> {
+    this.helper?.stop();
+    await this.helper?.finished();
+  }
 }
 
 /** A failure a sweep worker reported, as the error the main thread would have met. */
