@@ -13,8 +13,10 @@ import { failure } from "./operator-common.js";
  * ENGRAM_DATA_DIR (default: the per-user data directory, see data-dir.ts) and the same embedder dimension. The
  * embedder is only asked for its identity, which is static; nothing here
  * loads a model, checks or stamps the embedder identity, or touches the
- * vector index, so a read-only verb leaves the store file as it found it. The store is
- * checked for damage before a verb runs (see EmbeddedStoreOptions.integrityCheck).
+ * vector index, so a read-only verb leaves the store file as it found it.
+ * The store is checked for damage before a verb runs, or, for migrate and
+ * revert, alongside the sweep and before its first write (see
+ * EmbeddedStoreOptions.integrityCheck).
  *
  * The heavy modules (SQLite, the server stack behind openStore) are
  * imported on first use, so `engram --help` and the client verbs do not
