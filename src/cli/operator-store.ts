@@ -68,7 +68,7 @@ async function openOperatorStore(env: NodeJS.ProcessEnv, mode: CheckMode = {}): 
   } catch (err) {
     if (isBusy(err)) throw failure(EXIT.unavailable, `the store is locked by another process: ${errorText(err)}`);
     // A refusal that already names the file, the cause and the recovery, word for word as `engram serve` says it.
-    if (err instanceof Error && err.name === "StartupError") throw failure(EXIT.usage, err.message);
+    if (isOpenRefusal(err)) throw failure(EXIT.usage, err.message);
     // Anything else at construction is configuration-shaped: a path that is not a directory, a file that is not a store.
     throw failure(EXIT.usage, `cannot open the store under ${dataDirOf(env)}: ${errorText(err)}`);
   }
@@ -77,6 +77,15 @@ async function openOperatorStore(env: NodeJS.ProcessEnv, mode: CheckMode = {}): 
     throw failure(EXIT.usage, "operator verbs work on the embedded store only");
   }
   return { store, deps: { store, embedder, limits, now: () => new Date(), log: silentLogger } };
+}
+
+/**
+ * The store refused its file (damaged, not a database, read-only, …), at open
+ * (StartupError, from openStore) or from a check alongside the verb (the
+ * store's own StoreOpenError): a usage failure with the refusal's line.
+ */
+function isOpenRefusal(err: unknown): err is Error {
+  return err instanceof Error && (err.name === "StartupError" || err.name === "StoreOpenError");
 }
 
 function errorText(err: unknown): string {
@@ -103,7 +112,7 @@ export async function withOperatorStore<T>(fn: (s: OperatorStore) => Promise<T> 
     } finally {
       // A damaged file is refused whatever the verb met on it, as a check before the verb would have.
       await opened.store.integrityChecked().catch((err: unknown) => {
-        throw err instanceof Error && err.name === "StoreOpenError" ? failure(EXIT.usage, err.message) : err;
+        throw isOpenRefusal(err) ? failure(EXIT.usage, err.message) : err;
       });
     }
     return result;
@@ -168,7 +177,7 @@ export async function withServingStore<T>(fn: (t: ServingStore) => Promise<T>, e
   try {
     store = await openServingStore(env, embedder.identity.dim, silentLogger);
   } catch (err) {
-    if (err instanceof Error && err.name === "StartupError") throw failure(EXIT.usage, err.message);
+    if (isOpenRefusal(err)) throw failure(EXIT.usage, err.message);
     const exit = storeFaultExit(err);
     if (exit !== undefined) throw failure(exit, errorText(err));
     throw err;

@@ -19,12 +19,9 @@ export function randomShortId(): string {
   const b = pool;
   const o = used;
   used += 7;
-  let lo = (b[o]! << 17) | (b[o + 1]! << 9) | (b[o + 2]! << 1) | (b[o + 3]! >> 7);
-  let hi = ((b[o + 3]! & 0x7f) << 18) | (b[o + 4]! << 10) | (b[o + 5]! << 2) | (b[o + 6]! >> 6);
-  let out = "";
-  for (let i = 0; i < SHORT_ID_LENGTH / 2; i++, lo >>= 5) out += CROCKFORD[lo & 31];
-  for (let i = 0; i < SHORT_ID_LENGTH / 2; i++, hi >>= 5) out += CROCKFORD[hi & 31];
-  return out;
+  const hi = (b[o]! << 17) | (b[o + 1]! << 9) | (b[o + 2]! << 1) | (b[o + 3]! >> 7);
+  const lo = ((b[o + 3]! & 0x7f) << 18) | (b[o + 4]! << 10) | (b[o + 5]! << 2) | (b[o + 6]! >> 6);
+  return fiveChars(hi) + fiveChars(lo);
 }
 
 /** One 25-bit value as five Crockford characters, most significant first. */

@@ -8,7 +8,7 @@ import { PayloadCache } from "./payload-cache.js";
 import { decodeRecord, encodeRecord, type IndexedColumns } from "./codec.js";
 import { lexicalTokens } from "./lexical.js";
 import { citationKey, matches, readable, type RecordAttrs } from "./record-filter.js";
-import { MIRRORED_COLUMNS, SCHEMA_SQL } from "./sqlite-schema.js";
+import { CHANGE_LOG_HEAD_SQL, MIRRORED_COLUMNS, SCHEMA_SQL } from "./sqlite-schema.js";
 import { upgradeLayout, upgradeUpdateTriggers } from "./sqlite-layout.js";
 import type { ImportRow, ListPage, RecordQuery, ResolveResult, SchemaHistogram, Store, StorePart } from "./store.js";
 import { isUuid } from "./uuid.js";
@@ -532,7 +532,7 @@ export class EmbeddedStore implements Store, MigrationStore {
     if (id === undefined || origin.database !== id) return { ok: false, reason: "snapshot of another database" };
     const seq = origin.seq;
     if (typeof seq !== "number" || !Number.isSafeInteger(seq) || seq < 0) return { ok: false, reason: "snapshot without a change-log position" };
-    const head = (this.db.prepare("SELECT coalesce(max(seq), 0) AS s FROM change_log").get() as { s: number }).s;
+    const head = (this.db.prepare(CHANGE_LOG_HEAD_SQL).get() as { s: number }).s;
     if (seq > head) return { ok: false, reason: "snapshot newer than the database" };
     if (seq > 0) {
       const row = this.db.prepare("SELECT rid FROM change_log WHERE seq = ?").get(seq) as { rid: number } | undefined;
@@ -619,7 +619,7 @@ export class EmbeddedStore implements Store, MigrationStore {
     this.ridsByScope.clear();
     this.scopeStats.clear();
     this.gatedRids.clear();
-    this.lastSeq = (this.db.prepare("SELECT coalesce(max(seq), 0) AS s FROM change_log").get() as { s: number }).s;
+    this.lastSeq = (this.db.prepare(CHANGE_LOG_HEAD_SQL).get() as { s: number }).s;
     this.dataVersion = this.readDataVersion();
     this.mirrorCursor = 0;
   }
@@ -1400,7 +1400,7 @@ export class EmbeddedStore implements Store, MigrationStore {
   private aboveCount: { version: number; seq: number; dv: number; n: number } | undefined;
 
   private headSeq(): number {
-    return (this.stmt("SELECT coalesce(max(seq), 0) AS s FROM change_log").get() as { s: number }).s;
+    return (this.stmt(CHANGE_LOG_HEAD_SQL).get() as { s: number }).s;
   }
 
   async countAbove(version: number): Promise<number> {

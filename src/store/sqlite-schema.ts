@@ -94,3 +94,6 @@ CREATE TRIGGER IF NOT EXISTS vectors_au AFTER UPDATE ON vectors WHEN old.vector 
   INSERT INTO change_log (rid, vec) VALUES (new.rid, 1);
 END;
 `;
+
+/** The change log's head: the position every mirror and every kept sweep rewrite is current at. */
+export const CHANGE_LOG_HEAD_SQL = "SELECT coalesce(max(seq), 0) AS s FROM change_log";

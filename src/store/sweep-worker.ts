@@ -8,6 +8,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { backwardVisitor, forwardVisitor } from "./migrations/runner.js";
 import { STEPS } from "./migrations/registry.js";
+import { CHANGE_LOG_HEAD_SQL } from "./sqlite-schema.js";
 import type { SweepJob, SweepMessage } from "./sweep-helper.js";
 import { CHUNK_ROWS_SQL, RowFailure, scanChunk, type RowSource, type SweepRow } from "./sweep-row.js";
 import type { VersionedRow } from "./migrations/migration-store.js";
@@ -34,7 +35,7 @@ function run(db: Database.Database, j: SweepJob): number {
   const mint = j.direction === "forward" ? j.mint : undefined;
   // Deferred: the log head and every row come from one snapshot.
   return db.transaction(() => {
-    const seq = db.prepare("SELECT coalesce(max(seq), 0) FROM change_log").pluck().get() as number;
+    const seq = db.prepare(CHANGE_LOG_HEAD_SQL).pluck().get() as number;
     for (;;) {
       const k = Atomics.add(j.claim, 0, 1);
       if (Atomics.load(j.claim, 1) !== 0) break;
