@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { MemoryRecord } from "../src/core/index.js";
 import { EmbeddedStore } from "../src/store/embedded-store.js";
-import { migrate, revert } from "../src/store/migrations/index.js";
+import { migrate, revert, RevertRefusedError } from "../src/store/migrations/index.js";
 import { SweepHelper } from "../src/store/sweep-helper.js";
 import { syntheticRecord } from "./helpers/synthetic-record.js";
 
@@ -51,25 +51,30 @@ async function started<T>(fn: () => Promise<T>): Promise<{ result: T; workers: n
   return { result, workers: SweepHelper.started - before };
 }
 
+/** The same sweep over two stores seeded alike, one alone on the main thread and one with a worker: both reports and both stores' rows. */
+async function sideBySide<T>(version: number, sweep: (store: EmbeddedStore) => Promise<T>) {
+  const alone = fresh(false);
+  const shared = fresh(true);
+  seed(alone.store, N, version);
+  seed(shared.store, N, version);
+  const a = await started(() => sweep(alone.store));
+  const b = await started(() => sweep(shared.store));
+  const out = { a, b, ra: rows(alone.store), rb: rows(shared.store) };
+  await alone.store.close();
+  await shared.store.close();
+  return out;
+}
+
 describe("a sweep shared with a worker thread", () => {
   it("migrates to exactly what the main thread alone writes, with every id minted in ascending record order", async () => {
-    const alone = fresh(false);
-    const shared = fresh(true);
-    seed(alone.store, N, 0);
-    seed(shared.store, N, 0);
-    const a = await started(() => migrate(alone.store, { target: 2, apply: true, batch: 2048 }));
-    const b = await started(() => migrate(shared.store, { target: 2, apply: true, batch: 2048 }));
+    const { a, b, ra, rb } = await sideBySide(0, (store) => migrate(store, { target: 2, apply: true, batch: 2048 }));
     expect(a.workers).toBe(0);
     expect(b.workers).toBe(1);
     expect(b.result).toEqual(a.result);
     expect(b.result).toMatchObject({ migrated: N, failed: 0, backlog: 0 });
-    const ra = rows(alone.store);
-    const rb = rows(shared.store);
     expect(rb.map((r) => kept(r.p))).toEqual(ra.map((r) => kept(r.p)));
     expect(rb.every((r) => r.schema_version === 2 && r.short_id === r.p.short_id && /^[0-9A-HJKMNP-TV-Z]{10}$/.test(r.short_id!))).toBe(true);
     expect(rb.every((r, i) => i === 0 || rb[i - 1]!.short_id! < r.short_id!)).toBe(true);
-    await alone.store.close();
-    await shared.store.close();
   });
 
   it("refuses the whole call before any write when the registry has no chain for one record, wherever that record is", async () => {
@@ -122,22 +127,13 @@ describe("a sweep shared with a worker thread", () => {
   });
 
   it("reverts to exactly what the main thread alone writes", async () => {
-    const alone = fresh(false);
-    const shared = fresh(true);
-    seed(alone.store, N, 2);
-    seed(shared.store, N, 2);
-    const a = await started(() => revert(alone.store, { to: 1, apply: true, batch: 2048 }));
-    const b = await started(() => revert(shared.store, { to: 1, apply: true, batch: 2048 }));
+    const { a, b, ra, rb } = await sideBySide(2, (store) => revert(store, { to: 1, apply: true, batch: 2048 }));
     expect(a.workers).toBe(0);
     expect(b.workers).toBe(1);
     expect(b.result).toEqual(a.result);
     expect(b.result).toMatchObject({ applied: true, reverted: N, failed: 0, backlog: 0 });
-    const ra = rows(alone.store);
-    const rb = rows(shared.store);
     expect(rb.map((r) => ({ ...r.p, revision: undefined }))).toEqual(ra.map((r) => ({ ...r.p, revision: undefined })));
     expect(rb.every((r) => r.schema_version === 1 && !("content_bytes" in r.p))).toBe(true);
-    await alone.store.close();
-    await shared.store.close();
   });
 
   it("keeps a write another connection makes mid-revert to a record whose rewrite is already staged", async () => {
@@ -179,8 +175,14 @@ describe("a sweep shared with a worker thread", () => {
         injected = true;
         store.writeRecord(syntheticRecord(90_000), V, 7);
       },
-    }).catch((e: unknown) => e as { report: { reverted: number; backlog: number }; partial: boolean });
-    expect(err).toMatchObject({ partial: true, report: { reverted: N, backlog: 1 } });
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RevertRefusedError);
+    const refused = err as RevertRefusedError;
+    expect(refused.envelope).toBe(
+      "field=record_version hint=unsupported: 1 record(s) at version 7 have no reachable chain to target 1; recovery is a collection snapshot",
+    );
+    expect(refused.partial).toBe(true);
+    expect(refused.report).toMatchObject({ applied: false, reversible: false, candidates: 1, reverted: N, failed: 0, backlog: 1, refusal: refused.envelope });
     await store.close();
     // The worker closed its connection before the store's, so the store's close was the last one.
     expect(existsSync(join(dir, "engram.db-wal"))).toBe(false);
