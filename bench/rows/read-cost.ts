@@ -5,7 +5,8 @@
  * serve` builds (connectNodeHandler: the request gate, the outcome
  * interceptor, the subject context and the request observer, here the
  * metrics one with a silent access log), on the same listener (startServer)
- * and called through one HTTP/1.1 Connect transport. The no-op service is
+ * and called through one HTTP/1.1 Connect transport, once in each encoding
+ * (binary, then JSON). The no-op service is
  * defined here from a runtime descriptor (google.protobuf.Empty in, Empty
  * out) and handed to that handler as an extra route, so it passes through
  * everything GetMemory does except the method body.
@@ -133,14 +134,19 @@ export const readCost: BenchSection = async () => {
   const nextId = () => ids[k++ % ids.length]!;
 
   try {
-    const transport = createConnectTransport({ baseUrl: server.url, httpVersion: "1.1" });
-    const engram = createClient(EngramService, transport);
-    const noop = createClient(NoopService, transport);
-    const [getMs, noopMs] = await sideBySide(
-      n,
-      () => engram.getMemory({ id: nextId() }),
-      () => noop.noop({}),
-    );
+    // Both encodings a Connect client may choose: binary (connect-node's and buf curl's default) and JSON (curl, browsers).
+    const connectPair = (useBinaryFormat: boolean) => {
+      const transport = createConnectTransport({ baseUrl: server.url, httpVersion: "1.1", useBinaryFormat });
+      const engram = createClient(EngramService, transport);
+      const noop = createClient(NoopService, transport);
+      return sideBySide(
+        n,
+        () => engram.getMemory({ id: nextId() }),
+        () => noop.noop({}),
+      );
+    };
+    const [getMs, noopMs] = await connectPair(true);
+    const [jsonGetMs, jsonNoopMs] = await connectPair(false);
 
     const http = new McpClient({ name: "bench", version: "0" });
     await http.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)));
@@ -165,7 +171,8 @@ export const readCost: BenchSection = async () => {
     await one.close();
 
     return [
-      row(`Connect GetMemory vs a no-op RPC, same adapter and transport (${records} records)`, getMs, "no-op RPC", noopMs),
+      row(`Connect GetMemory vs a no-op RPC, same adapter and transport, binary (${records} records)`, getMs, "no-op RPC", noopMs),
+      row(`Connect GetMemory vs a no-op RPC, same adapter and transport, JSON (${records} records)`, jsonGetMs, "no-op RPC", jsonNoopMs),
       row("MCP get_memory vs a no-op tool, same SDK server, Streamable HTTP", httpGet, "no-op tool", httpNoop),
       row("MCP get_memory vs a no-op tool, same SDK server, one long-lived server", memGet, "no-op tool", memNoop),
     ];
