@@ -26,6 +26,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import { create, createFileRegistry } from "@bufbuild/protobuf";
 import type { GenService } from "@bufbuild/protobuf/codegenv2";
@@ -34,18 +35,20 @@ import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { Client as McpClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { connectNodeHandler, DEFAULT_MAX_REQUEST_BYTES } from "../../src/connect/index.js";
 import { ANONYMOUS, createCore, DEFAULT_LIMITS, silentLogger } from "../../src/core/index.js";
 import { loadTokenAuth } from "../../src/core/static-tokens.js";
 import { FakeEmbedder } from "../../src/embed/index.js";
 import { EngramService } from "../../src/gen/engram/v1/engram_pb.js";
-import { createMcpServer, mcpHttpHandler, type AnyToolHandler } from "../../src/mcp/index.js";
+import { createMcpServer, mcpHttpHandler } from "../../src/mcp/index.js";
 import { accessLog, createMetrics } from "../../src/observe/index.js";
 import { startServer, type Handler } from "../../src/server.js";
 import { EmbeddedStore } from "../../src/store/embedded-store.js";
 import { syntheticRecord } from "../../test/helpers/synthetic-record.js";
 import type { BenchRow, BenchSection } from "../bench-row.js";
+import { NOOP_TOOL } from "./noop-tool.js";
 
 const GOAL = 1.3;
 const DIM = 64;
@@ -64,10 +67,6 @@ const NoopService = createFileRegistry(
   noop: { methodKind: "unary"; input: typeof EmptySchema; output: typeof EmptySchema };
 }>;
 
-/** A tool that takes no arguments and answers an empty result, through the server's own dispatch. */
-const NOOP_TOOL: Record<string, AnyToolHandler> = {
-  bench_noop: { description: "does nothing", input: {}, run: () => Promise.resolve({ text: "", structured: {} }) },
-};
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -157,6 +156,23 @@ export const readCost: BenchSection = async () => {
     );
     await http.close();
 
+    // The stdio lane: serveStdio in a child process over the same file, the SDK client on its pipe.
+    const stdio = new McpClient({ name: "bench", version: "0" });
+    await stdio.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: ["--import", "tsx", fileURLToPath(new URL("./mcp-stdio-server.ts", import.meta.url))],
+        env: { ...(process.env as Record<string, string>), ENGRAM_DATA_DIR: dir, ENGRAM_BENCH_DIM: String(DIM) },
+        stderr: "ignore",
+      }),
+    );
+    const [stdioGet, stdioNoop] = await sideBySide(
+      n,
+      () => stdio.callTool({ name: "get_memory", arguments: { id: nextId() } }),
+      () => stdio.callTool({ name: "bench_noop", arguments: {} }),
+    );
+    await stdio.close();
+
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     const one = createMcpServer(core, ANONYMOUS, observe, NOOP_TOOL);
     await one.connect(serverSide);
@@ -174,7 +190,8 @@ export const readCost: BenchSection = async () => {
       row(`Connect GetMemory vs a no-op RPC, same adapter and transport, binary (${records} records)`, getMs, "no-op RPC", noopMs),
       row(`Connect GetMemory vs a no-op RPC, same adapter and transport, JSON (${records} records)`, jsonGetMs, "no-op RPC", jsonNoopMs),
       row("MCP get_memory vs a no-op tool, same SDK server, Streamable HTTP", httpGet, "no-op tool", httpNoop),
-      row("MCP get_memory vs a no-op tool, same SDK server, one long-lived server", memGet, "no-op tool", memNoop),
+      row("MCP get_memory vs a no-op tool, same SDK server, stdio (a child process, as `engram mcp` serves)", stdioGet, "no-op tool", stdioNoop),
+      row("MCP get_memory vs a no-op tool, same SDK server, in-process transport (no lane: the SDK alone)", memGet, "no-op tool", memNoop),
     ];
   } finally {
     await server.close();

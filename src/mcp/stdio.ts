@@ -2,6 +2,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import type { Engram } from "../app.js";
 import { ANONYMOUS, ownerSubject, type Subject } from "../core/index.js";
 import { accessLog } from "../observe/index.js";
+import type { AnyToolHandler } from "./handlers.js";
 import { createMcpServer } from "./server.js";
 
 export const MCP_OWNER_ENV = "ENGRAM_MCP_OWNER";
@@ -19,11 +20,11 @@ export function stdioSubject(env: NodeJS.ProcessEnv = process.env): Subject {
 /**
  * Serves MCP over this process's stdin/stdout until stdin ends. stdout
  * carries protocol frames only; every log line goes to the engram logger
- * (stderr).
+ * (stderr). `extraTools` as for createMcpServer (the bench's no-op tool).
  */
-export async function serveStdio(engram: Pick<Engram, "core">, subject: Subject): Promise<void> {
+export async function serveStdio(engram: Pick<Engram, "core">, subject: Subject, extraTools?: Readonly<Record<string, AnyToolHandler>>): Promise<void> {
   // No listener, so no /metrics: each tool call still gets its access-log line on stderr.
-  const server = createMcpServer(engram.core, subject, accessLog(engram.core.deps.log));
+  const server = createMcpServer(engram.core, subject, accessLog(engram.core.deps.log), extraTools);
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     server.server.onclose = () => resolve();
