@@ -57,6 +57,42 @@ const lazyBuiltins = {
   },
 };
 
+/**
+ * The esbuild options of every bundle of engram's code: dist/ below, and
+ * the sweep bench's runner (bench/rows/operator-sweeps.ts), which is timed
+ * as the code the CLI ships. `entryPoints` by output name; every chunk and
+ * entry lands in `outdir` itself.
+ */
+export function bundleOptions(entryPoints, outdir) {
+  return {
+    absWorkingDir: root,
+    entryPoints,
+    outdir,
+    entryNames: "[name]",
+    chunkNames: "[name]-[hash]",
+    bundle: true,
+    // Lazy `await import()`s of a verb stay lazy: each becomes a chunk of its own.
+    splitting: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    external: EXTERNAL,
+    plugins: [lazyBuiltins],
+    // CommonJS libraries bundled into an ES module still call require() for
+    // Node built-ins; give every chunk one.
+    banner: { js: 'import { createRequire as __engramRequire } from "node:module";\nconst require = __engramRequire(import.meta.url);' },
+    // Whitespace and syntax only: identifiers keep their names, so stack
+    // traces and anything that reads a function or class name stay readable.
+    minifyWhitespace: true,
+    minifySyntax: true,
+    // Resolve node_modules through its symlink, not to the real folder, so
+    // the output (chunk names included) does not depend on where the
+    // packages physically live: two checkouts build the same bytes.
+    preserveSymlinks: true,
+    logLevel: "warning",
+  };
+}
+
 export async function buildDist() {
   // Chunk names carry a content hash, so building over the old dist/ would
   // leave yesterday's chunks lying next to today's. Build into a fresh
@@ -65,36 +101,12 @@ export async function buildDist() {
   const dist = join(root, "dist");
   const next = mkdtempSync(join(root, ".dist-next-"));
   try {
-    await build({
-      absWorkingDir: root,
-      // The worker pool starts `./embed-worker.js` next to its own module (and
-      // a migration sweep `./sweep-worker.js`), and every chunk sits in dist/
-      // itself, so the worker entries land beside them.
-      entryPoints: { engram: "cmd/engram.ts", "embed-worker": "src/embed/embed-worker.ts", "sweep-worker": "src/store/sweep-worker.ts" },
-      outdir: next,
-      entryNames: "[name]",
-      chunkNames: "[name]-[hash]",
-      bundle: true,
-      // Lazy `await import()`s of a verb stay lazy: each becomes a chunk of its own.
-      splitting: true,
-      format: "esm",
-      platform: "node",
-      target: "node20",
-      external: EXTERNAL,
-      plugins: [lazyBuiltins],
-      // CommonJS libraries bundled into an ES module still call require() for
-      // Node built-ins; give every chunk one.
-      banner: { js: 'import { createRequire as __engramRequire } from "node:module";\nconst require = __engramRequire(import.meta.url);' },
-      // Whitespace and syntax only: identifiers keep their names, so stack
-      // traces and anything that reads a function or class name stay readable.
-      minifyWhitespace: true,
-      minifySyntax: true,
-      // Resolve node_modules through its symlink, not to the real folder, so
-      // the output (chunk names included) does not depend on where the
-      // packages physically live: two checkouts build the same bytes.
-      preserveSymlinks: true,
-      logLevel: "warning",
-    });
+    // The worker pool starts `./embed-worker.js` next to its own module (and
+    // a migration sweep `./sweep-worker.js`), and every chunk sits in dist/
+    // itself, so the worker entries land beside them.
+    await build(
+      bundleOptions({ engram: "cmd/engram.ts", "embed-worker": "src/embed/embed-worker.ts", "sweep-worker": "src/store/sweep-worker.ts" }, next),
+    );
     // The console ships in the same swap, so dist/ui always matches the server beside it.
     await buildConsole(join(next, "ui"));
     swapIn(next, dist);

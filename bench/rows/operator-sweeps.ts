@@ -5,29 +5,32 @@
  * The records are the migration tests' synthetic ones (no short id, no
  * schema_version key's worth of steps applied), each with a 512-d vector,
  * the dimension the CLI opens the store with for the default local
- * embedder, since the vector shares the row (and so the page) every sweep
- * rewrites. Each sweep runs exactly as the CLI verb does, minus the process:
- * withOperatorStore opens the store, the runner sweeps it with the CLI's
- * default batch size, and the store closes (its final WAL checkpoint
- * included in the time). The file's integrity check runs alongside the
- * sweep, as the verbs run it, and is part of the time as well.
+ * embedder. The sweeps themselves run in a child process from a bundle
+ * built here with dist/'s options (see sweep-run.ts), so what is timed is
+ * the code the CLI ships, worker thread included; the bench's own tsx
+ * would make that worker boot the TypeScript toolchain first, which the
+ * shipped CLI never does.
  */
+import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { performance } from "node:perf_hooks";
-import { SCHEMA_SWEEP_BATCH_SIZE } from "../../src/cli/operator-common.js";
-import { SWEEP_CHECK, withOperatorStore } from "../../src/cli/operator-store.js";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { build } from "esbuild";
+import { bundleOptions } from "../../scripts/build.mjs";
 import { EmbeddedStore } from "../../src/store/embedded-store.js";
-import { migrate, revert } from "../../src/store/migrations/index.js";
+import type { MigrateReport, RevertReport } from "../../src/store/migrations/index.js";
 import { CURRENT_SCHEMA_VERSION } from "../../src/store/schema-version.js";
 import { syntheticRecord } from "../../test/helpers/synthetic-record.js";
 import type { BenchRow, BenchSection } from "../bench-row.js";
 
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const GOAL = 50_000;
 const DIM = 512;
 
-function seedV0(dir: string, n: number): void {
+async function seedV0(dir: string, n: number): Promise<void> {
   const store = EmbeddedStore.open({ dataDir: dir, dim: DIM });
   const vector = new Float32Array(DIM);
   for (let d = 0; d < DIM; d++) vector[d] = Math.sin(d + 1) / Math.sqrt(DIM / 2);
@@ -37,17 +40,23 @@ function seedV0(dir: string, n: number): void {
       for (let i = start; i < Math.min(n, start + batch); i++) store.writeRecord(syntheticRecord(i), vector, 0);
     });
   }
-  void store.close();
+  // Closed before the sweeps' process opens the file, so its close is the last and checkpoints everything.
+  await store.close();
 }
 
-/** Wall time, and this process's CPU time: on a shared machine the gap between the two is other people's work. */
-async function timed<T>(fn: () => Promise<T>): Promise<{ result: T; ms: number; cpuMs: number }> {
-  const cpu = process.cpuUsage();
-  const t = performance.now();
-  const result = await fn();
-  const ms = performance.now() - t;
-  const used = process.cpuUsage(cpu);
-  return { result, ms, cpuMs: (used.user + used.system) / 1000 };
+type Timed<T> = { result: T; ms: number; cpuMs: number };
+
+/** Bundles sweep-run.ts (and the sweep worker beside it) with dist/'s options, runs it by node over `dir`, and reads its line. */
+async function runCompiled(dir: string): Promise<{ up: Timed<MigrateReport>; down: Timed<RevertReport> }> {
+  // Inside the repository, so the bundle's external packages resolve from its node_modules.
+  const out = mkdtempSync(join(ROOT, ".bench-sweeps-"));
+  try {
+    await build(bundleOptions({ "sweep-run": "bench/rows/sweep-run.ts", "sweep-worker": "src/store/sweep-worker.ts" }, out));
+    const { stdout } = await run(process.execPath, [join(out, "sweep-run.js")], { env: { ...process.env, ENGRAM_DATA_DIR: dir }, maxBuffer: 1 << 20 });
+    return JSON.parse(stdout.trim().split("\n").pop()!) as { up: Timed<MigrateReport>; down: Timed<RevertReport> };
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
 }
 
 function row(measure: string, count: number, ms: number, cpuMs: number): BenchRow {
@@ -64,18 +73,10 @@ function row(measure: string, count: number, ms: number, cpuMs: number): BenchRo
 export const operatorSweeps: BenchSection = async () => {
   const n = Number(process.env.ENGRAM_BENCH_RECORDS ?? 100_000);
   const dir = mkdtempSync(join(tmpdir(), "engram-bench-sweeps-"));
-  const env = { ENGRAM_DATA_DIR: dir };
   try {
-    seedV0(dir, n);
-    // Loads the operator modules once, so the timed runs measure the sweep, not the imports.
-    await withOperatorStore(() => undefined, env);
-
-    const up = await timed(() =>
-      withOperatorStore(({ store }) => migrate(store, { target: CURRENT_SCHEMA_VERSION, apply: true, batch: SCHEMA_SWEEP_BATCH_SIZE }), env, SWEEP_CHECK),
-    );
+    await seedV0(dir, n);
+    const { up, down } = await runCompiled(dir);
     if (up.result.migrated !== n || up.result.backlog !== 0) throw new Error(`migrate --apply did not converge: ${JSON.stringify(up.result)}`);
-
-    const down = await timed(() => withOperatorStore(({ store }) => revert(store, { to: 1, apply: true, batch: SCHEMA_SWEEP_BATCH_SIZE }), env, SWEEP_CHECK));
     if (down.result.reverted !== n || !down.result.applied) throw new Error(`migrate revert --apply did not converge: ${JSON.stringify(down.result)}`);
 
     return [

@@ -1,0 +1,35 @@
+/**
+ * The operator-sweeps bench's timed part, in a process of its own: bundled
+ * with dist/'s options (scripts/build.mjs bundleOptions) next to the sweep
+ * worker's entry and run by plain node, so the sweep, its worker thread
+ * included, runs the JavaScript the CLI ships rather than the TypeScript
+ * sources through tsx (which a worker thread would boot again for itself).
+ * Each sweep runs as the verb does, minus the process: withOperatorStore
+ * opens the store over ENGRAM_DATA_DIR (the file's check alongside), the
+ * runner sweeps it at the CLI's batch size, and the store closes, its final
+ * WAL checkpoint included. Prints one JSON line.
+ */
+import { performance } from "node:perf_hooks";
+import { SCHEMA_SWEEP_BATCH_SIZE } from "../../src/cli/operator-common.js";
+import { SWEEP_CHECK, withOperatorStore } from "../../src/cli/operator-store.js";
+import { migrate, revert } from "../../src/store/migrations/index.js";
+import { CURRENT_SCHEMA_VERSION } from "../../src/store/schema-version.js";
+
+/** Wall time, and this process's CPU time (every thread): on a shared machine the gap between the two is other people's work. */
+async function timed<T>(fn: () => Promise<T>): Promise<{ result: T; ms: number; cpuMs: number }> {
+  const cpu = process.cpuUsage();
+  const t = performance.now();
+  const result = await fn();
+  const ms = performance.now() - t;
+  const used = process.cpuUsage(cpu);
+  return { result, ms, cpuMs: (used.user + used.system) / 1000 };
+}
+
+const env = { ENGRAM_DATA_DIR: process.env.ENGRAM_DATA_DIR };
+// Loads the operator modules once, so the timed runs measure the sweep, not the imports.
+await withOperatorStore(() => undefined, env);
+const up = await timed(() =>
+  withOperatorStore(({ store }) => migrate(store, { target: CURRENT_SCHEMA_VERSION, apply: true, batch: SCHEMA_SWEEP_BATCH_SIZE }), env, SWEEP_CHECK),
+);
+const down = await timed(() => withOperatorStore(({ store }) => revert(store, { to: 1, apply: true, batch: SCHEMA_SWEEP_BATCH_SIZE }), env, SWEEP_CHECK));
+process.stdout.write(`${JSON.stringify({ up, down })}\n`);

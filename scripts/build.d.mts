@@ -1,0 +1,5 @@
+import type { BuildOptions } from "esbuild";
+
+export declare const EXTERNAL: string[];
+export declare function bundleOptions(entryPoints: Record<string, string>, outdir: string): BuildOptions;
+export declare function buildDist(): Promise<void>;
