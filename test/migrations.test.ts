@@ -413,6 +413,72 @@ describe("what a pass writes, as other connections see it", () => {
     await store.close();
   });
 
+  it("a record another connection rewrites without a change-log row after the preflight (as another sweep does) is migrated from what it holds now", async () => {
+    const { store, server } = pair();
+    seed(store, 1000, 1);
+    const late = payload(900, { short_id: "S000000900" });
+    let raced = false;
+    const r = await migrate(store, {
+      target: 2,
+      apply: true,
+      batch: 100,
+      onProgress: () => {
+        if (raced) return;
+        raced = true;
+        // Columns no trigger watches: nothing is logged, only the other connection's commit shows.
+        server.database
+          .prepare("UPDATE records SET short_id = 'Q000000900', payload = json_set(payload, '$.short_id', 'Q000000900') WHERE id = ?")
+          .run(late.id);
+      },
+    });
+    expect(r).toMatchObject({ migrated: 1000, failed: 0, backlog: 0 });
+    const row = store.database.prepare("SELECT short_id, schema_version, payload FROM records WHERE id = ?").get(late.id) as {
+      short_id: string;
+      schema_version: number;
+      payload: string;
+    };
+    expect({ short_id: row.short_id, schema_version: row.schema_version }).toEqual({ short_id: "Q000000900", schema_version: 2 });
+    expect(JSON.parse(row.payload)).toMatchObject({ short_id: "Q000000900", content_bytes: Buffer.byteLength(late.content), schema_version: 2 });
+    await server.close();
+    await store.close();
+  });
+
+  it("a record another connection rewrites without a change-log row while the preflight reads is migrated from what it holds now", async () => {
+    const { store, server } = pair();
+    seed(store, 1000, 1);
+    const early = payload(10);
+    const late = payload(900, { short_id: "S000000900" });
+    let raced = false;
+    // The registry's own steps, the second one made to let the other connection write as the preflight reaches record 10.
+    const steps: MigrationStep[] = [
+      STEPS[0]!,
+      {
+        ...STEPS[1]!,
+        apply: (p, ctx) => {
+          if (!raced && p.id === early.id) {
+            raced = true;
+            server.database
+              .prepare("UPDATE records SET short_id = 'Q000000900', payload = json_set(payload, '$.short_id', 'Q000000900') WHERE id = ?")
+              .run(late.id);
+          }
+          return STEPS[1]!.apply(p, ctx);
+        },
+      },
+    ];
+    const r = await migrate(store, { target: 2, apply: true, batch: 100, steps });
+    expect(raced).toBe(true);
+    expect(r).toMatchObject({ migrated: 1000, failed: 0, backlog: 0 });
+    const row = store.database.prepare("SELECT short_id, schema_version, payload FROM records WHERE id = ?").get(late.id) as {
+      short_id: string;
+      schema_version: number;
+      payload: string;
+    };
+    expect({ short_id: row.short_id, schema_version: row.schema_version }).toEqual({ short_id: "Q000000900", schema_version: 2 });
+    expect(JSON.parse(row.payload)).toMatchObject({ short_id: "Q000000900", content_bytes: Buffer.byteLength(late.content), schema_version: 2 });
+    await server.close();
+    await store.close();
+  });
+
   it("a pass that only adds keys no reader mirrors logs nothing, and a server with the file open still reads every record migrated", async () => {
     const { store, server } = pair();
     seed(store, 500, 0);

@@ -1339,6 +1339,8 @@ export class EmbeddedStore implements Store, MigrationStore {
   async scanPinned(target: number, _budget: BatchBudget, visit: (row: VersionedRow, ctx: StepContext) => Payload | void, shipped: boolean): Promise<void> {
     this.staged = undefined;
     const stage = new MigrationStage(target, 0);
+    // Read before any chunk's snapshot, and again after the last.
+    const dataVersion = this.readDataVersion();
     const rids = this.sharedRids(this.stmt("SELECT rid FROM temp.migrate_pin ORDER BY rid").pluck().all() as number[]);
     const mint = ascendingShortIdValues(rids.length);
     const file = this.fileName();
@@ -1356,6 +1358,8 @@ export class EmbeddedStore implements Store, MigrationStore {
     }
     if (sweep.failure) throw sweep.failure.error;
     stage.seq = Number.isFinite(sweep.seq) ? sweep.seq : this.headSeq();
+    // No other connection committed while the preflight read: every entry holds what its record holds now.
+    stage.trustedAt = this.readDataVersion() === dataVersion ? dataVersion : undefined;
     this.staged = stage;
   }
 
@@ -1519,7 +1523,9 @@ export class EmbeddedStore implements Store, MigrationStore {
         const counted =
           !pinned && known !== undefined && known.version === source.above && known.seq === this.headSeq() && known.dv === this.readDataVersion();
         if (stage) this.unstageLogged(stage);
-        const rows = (pinned ? read.all(budget.rows) : read.all(source.above, budget.rows)) as Read[];
+        const rows = (
+          pinned && stage && this.stageTrusted(stage) ? this.stagedHead(stage, budget.rows) : pinned ? read.all(budget.rows) : read.all(source.above, budget.rows)
+        ) as Read[];
         // The rows are the head of the backlog in rid order, so when every one
         // of them leaves it, one range delete drops them all.
         const failed: number[] = [];
@@ -1580,6 +1586,38 @@ export class EmbeddedStore implements Store, MigrationStore {
     if (stage && stageSeq !== undefined && (!ahead || ahead.sweep.complete)) stage.seq = stageSeq;
     this.afterWrite();
     return outcomes;
+  }
+
+  /**
+   * Whether a forward pass, inside its write transaction, may take the
+   * head of the backlog from the stage instead of reading each record's row
+   * (about a tenth of a forward sweep over 100,000 records). It may while no
+   * other connection has committed since the preflight began: this
+   * connection's own writes since are either passes, which write only
+   * records that then leave the backlog, or logged, and unstageLogged has
+   * dropped the entries of those records already. A commit of any other
+   * connection (a quiet write of another sweep logs nothing) ends the trust
+   * for the rest of the sweep.
+   */
+  private stageTrusted(stage: MigrationStage): boolean {
+    if (stage.trustedAt !== undefined && this.readDataVersion() !== stage.trustedAt) stage.trustedAt = undefined;
+    return stage.trustedAt !== undefined;
+  }
+
+  /** The head of the pending backlog as a pass reads it, with the columns of staged records from the stage and the rest from their rows. */
+  private stagedHead(stage: MigrationStage, limit: number): { rid: number; id: string | null; short_id: string | null; schema_version: number | null }[] {
+    const rids = this.stmt("SELECT rid FROM temp.migrate_pending ORDER BY rid LIMIT ?").pluck().all(limit) as number[];
+    const row = this.stmt("SELECT rid, id, short_id, schema_version FROM records WHERE rid = ?");
+    return rids.map(
+      (rid) =>
+        stage.peek(rid) ??
+        (row.get(rid) as { rid: number; id: string; short_id: string | null; schema_version: number | null } | undefined) ?? {
+          rid,
+          id: null,
+          short_id: null,
+          schema_version: null,
+        },
+    );
   }
 
   /**

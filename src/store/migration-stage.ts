@@ -25,6 +25,7 @@ export type StagedWrite =
  */
 export class MigrationStage {
   private readonly slotOf = new Map<number, number>();
+  private readonly ids: string[] = [];
   private readonly storedShort: (string | null)[] = [];
   private storedVersion = new Float64Array(1024);
   private bytes = new Float64Array(1024);
@@ -38,6 +39,13 @@ export class MigrationStage {
   private slots = 0;
   /** Payload characters kept so far. */
   chars = 0;
+  /**
+   * The data_version of the store's connection at which every entry is
+   * known to hold what its record holds (no other connection has committed
+   * since the preflight began); undefined once that is not known. See
+   * EmbeddedStore.rewritePass.
+   */
+  trustedAt: number | undefined;
 
   constructor(
     readonly target: number,
@@ -61,6 +69,7 @@ export class MigrationStage {
       const slot = this.slots++;
       if (slot === this.bytes.length) this.grow();
       this.slotOf.set(chunk.rids[i]!, slot);
+      this.ids[slot] = chunk.ids[i]!;
       this.storedShort[slot] = chunk.storedShort[i]!;
       this.storedVersion[slot] = chunk.storedVersion[i]!;
       this.bytes[slot] = chunk.bytes[i]!;
@@ -79,6 +88,14 @@ export class MigrationStage {
       this.end[slot] = end;
       from = end;
     }
+  }
+
+  /** The columns `rid` held when its entry was computed, as a pass reads them; undefined when it has no entry. */
+  peek(rid: number): { rid: number; id: string; short_id: string | null; schema_version: number | null } | undefined {
+    const slot = this.slotOf.get(rid);
+    if (slot === undefined) return undefined;
+    const v = this.storedVersion[slot]!;
+    return { rid, id: this.ids[slot]!, short_id: this.storedShort[slot]!, schema_version: Number.isNaN(v) ? null : v };
   }
 
   /**

@@ -41,6 +41,8 @@ export type SweepRow = [rid: number, id: string, shortId: string | null, version
  */
 export type StagedChunk = {
   rids: number[];
+  /** The record ids, which a pass that trusts the stage does not read again. */
+  ids: string[];
   storedShort: (string | null)[];
   /** NaN for a NULL column. */
   storedVersion: number[];
@@ -53,7 +55,7 @@ export type StagedChunk = {
 };
 
 export function emptyChunk(): StagedChunk {
-  return { rids: [], storedShort: [], storedVersion: [], bytes: [], newShort: [], ends: [], text: "", full: [] };
+  return { rids: [], ids: [], storedShort: [], storedVersion: [], bytes: [], newShort: [], ends: [], text: "", full: [] };
 }
 
 /**
@@ -90,6 +92,7 @@ export function stageRow(
   // `next` is the step chain's own output, compared with `before` already: stamping it in place saves a copy per record.
   const c = encodeRecord(next as unknown as MemoryRecord, version, "fresh", true);
   chunk.rids.push(rid);
+  chunk.ids.push(id);
   chunk.storedShort.push(shortId);
   chunk.storedVersion.push(stored ?? Number.NaN);
   chunk.bytes.push(Buffer.byteLength(text, "utf8"));
