@@ -413,6 +413,22 @@ describe("what a pass writes, as other connections see it", () => {
     await store.close();
   });
 
+  /** Gives record `id` the short id Q000000900 in columns no trigger watches: nothing is logged, only the commit shows. */
+  function rewriteUnlogged(server: EmbeddedStore, id: string): void {
+    server.database.prepare("UPDATE records SET short_id = 'Q000000900', payload = json_set(payload, '$.short_id', 'Q000000900') WHERE id = ?").run(id);
+  }
+
+  /** `late` migrated from what rewriteUnlogged left, in its columns and its payload alike. */
+  function expectMigratedFromRewrite(store: EmbeddedStore, late: MemoryRecord): void {
+    const row = store.database.prepare("SELECT short_id, schema_version, payload FROM records WHERE id = ?").get(late.id) as {
+      short_id: string;
+      schema_version: number;
+      payload: string;
+    };
+    expect({ short_id: row.short_id, schema_version: row.schema_version }).toEqual({ short_id: "Q000000900", schema_version: 2 });
+    expect(JSON.parse(row.payload)).toMatchObject({ short_id: "Q000000900", content_bytes: Buffer.byteLength(late.content), schema_version: 2 });
+  }
+
   it("a record another connection rewrites without a change-log row after the preflight (as another sweep does) is migrated from what it holds now", async () => {
     const { store, server } = pair();
     seed(store, 1000, 1);
@@ -425,20 +441,11 @@ describe("what a pass writes, as other connections see it", () => {
       onProgress: () => {
         if (raced) return;
         raced = true;
-        // Columns no trigger watches: nothing is logged, only the other connection's commit shows.
-        server.database
-          .prepare("UPDATE records SET short_id = 'Q000000900', payload = json_set(payload, '$.short_id', 'Q000000900') WHERE id = ?")
-          .run(late.id);
+        rewriteUnlogged(server, late.id);
       },
     });
     expect(r).toMatchObject({ migrated: 1000, failed: 0, backlog: 0 });
-    const row = store.database.prepare("SELECT short_id, schema_version, payload FROM records WHERE id = ?").get(late.id) as {
-      short_id: string;
-      schema_version: number;
-      payload: string;
-    };
-    expect({ short_id: row.short_id, schema_version: row.schema_version }).toEqual({ short_id: "Q000000900", schema_version: 2 });
-    expect(JSON.parse(row.payload)).toMatchObject({ short_id: "Q000000900", content_bytes: Buffer.byteLength(late.content), schema_version: 2 });
+    expectMigratedFromRewrite(store, late);
     await server.close();
     await store.close();
   });
@@ -457,9 +464,7 @@ describe("what a pass writes, as other connections see it", () => {
         apply: (p, ctx) => {
           if (!raced && p.id === early.id) {
             raced = true;
-            server.database
-              .prepare("UPDATE records SET short_id = 'Q000000900', payload = json_set(payload, '$.short_id', 'Q000000900') WHERE id = ?")
-              .run(late.id);
+            rewriteUnlogged(server, late.id);
           }
           return STEPS[1]!.apply(p, ctx);
         },
@@ -468,13 +473,7 @@ describe("what a pass writes, as other connections see it", () => {
     const r = await migrate(store, { target: 2, apply: true, batch: 100, steps });
     expect(raced).toBe(true);
     expect(r).toMatchObject({ migrated: 1000, failed: 0, backlog: 0 });
-    const row = store.database.prepare("SELECT short_id, schema_version, payload FROM records WHERE id = ?").get(late.id) as {
-      short_id: string;
-      schema_version: number;
-      payload: string;
-    };
-    expect({ short_id: row.short_id, schema_version: row.schema_version }).toEqual({ short_id: "Q000000900", schema_version: 2 });
-    expect(JSON.parse(row.payload)).toMatchObject({ short_id: "Q000000900", content_bytes: Buffer.byteLength(late.content), schema_version: 2 });
+    expectMigratedFromRewrite(store, late);
     await server.close();
     await store.close();
   });
