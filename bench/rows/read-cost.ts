@@ -13,9 +13,11 @@
  *
  * MCP: get_memory against a no-op tool handed to createMcpServer as an extra
  * tool, so both are listed, dispatched, observed and answered (callTool) by
- * the same code, over both lanes: Streamable HTTP (mcpHttpHandler, one
- * server per POST, as served) and one long-lived server over an in-process
- * transport (the shape of the stdio lane, minus the pipe).
+ * the same code, over both lanes and the SDK alone: Streamable HTTP
+ * (mcpHttpHandler, one server per POST, as served), stdio (serveStdio in a
+ * child process over the same file, mcp-stdio-server.ts, as `engram mcp`
+ * serves), and one long-lived server over the SDK's in-process transport,
+ * which no lane uses (the SDK's own cost, with no pipe or socket).
  *
  * Calls alternate between the two sides so drift on a shared machine hits
  * both alike; each figure is the median.
