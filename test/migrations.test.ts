@@ -394,24 +394,29 @@ describe("what a pass writes, as other connections see it", () => {
     const { store, server } = pair();
     seed(store, 1000, 1);
     const late = payload(900, { short_id: "S000000900" });
-    let raced = false;
-    const r = await migrate(store, {
-      target: 2,
-      apply: true,
-      batch: 100,
-      onProgress: () => {
-        if (raced) return;
-        raced = true;
-        // An older server edits a record the first pass has not reached, keeping it below the target.
-        server.writeRecord({ ...late, content: "rewritten by the server" }, V, 1);
-      },
-    });
+    // An older server edits a record the first pass has not reached, keeping it below the target.
+    const r = await migrateRacing(store, () => server.writeRecord({ ...late, content: "rewritten by the server" }, V, 1));
     expect(r).toMatchObject({ would_migrate: 1000, migrated: 1000, failed: 0, backlog: 0, appeared: 0 });
     const after = JSON.parse(payloads(store).get(late.id)!) as MemoryRecord;
     expect(after).toMatchObject({ content: "rewritten by the server", content_bytes: Buffer.byteLength("rewritten by the server"), schema_version: 2 });
     await server.close();
     await store.close();
   });
+
+  /** migrate --apply to v2 in passes of 100, running `race` once, after the first pass. */
+  function migrateRacing(store: EmbeddedStore, race: () => void) {
+    let raced = false;
+    return migrate(store, {
+      target: 2,
+      apply: true,
+      batch: 100,
+      onProgress: () => {
+        if (raced) return;
+        raced = true;
+        race();
+      },
+    });
+  }
 
   /** Gives record `id` the short id Q000000900 in columns no trigger watches: nothing is logged, only the commit shows. */
   function rewriteUnlogged(server: EmbeddedStore, id: string): void {
@@ -433,17 +438,7 @@ describe("what a pass writes, as other connections see it", () => {
     const { store, server } = pair();
     seed(store, 1000, 1);
     const late = payload(900, { short_id: "S000000900" });
-    let raced = false;
-    const r = await migrate(store, {
-      target: 2,
-      apply: true,
-      batch: 100,
-      onProgress: () => {
-        if (raced) return;
-        raced = true;
-        rewriteUnlogged(server, late.id);
-      },
-    });
+    const r = await migrateRacing(store, () => rewriteUnlogged(server, late.id));
     expect(r).toMatchObject({ migrated: 1000, failed: 0, backlog: 0 });
     expectMigratedFromRewrite(store, late);
     await server.close();
