@@ -10,9 +10,18 @@
  * the code the CLI ships, worker thread included; the bench's own tsx
  * would make that worker boot the TypeScript toolchain first, which the
  * shipped CLI never does.
+ *
+ * A sweep is one sample of a wide spread on a shared 2-core machine (the
+ * same run's CPU time alone moved by a third between runs), so each verb is
+ * timed ENGRAM_BENCH_SWEEP_ROUNDS times (default 3), every round on a fresh
+ * copy of the v0 file in a process of its own, and the row gives the median
+ * round with every round's rate beside it. Each copy is flushed to disk
+ * before its round: an operator's file sits on disk when they migrate it,
+ * and a fresh copy's 435 MB of dirty pages would otherwise be written back
+ * while the sweep runs, on the same two cores.
  */
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { closeSync, cpSync, fsyncSync, mkdtempSync, openSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -46,24 +55,66 @@ async function seedV0(dir: string, n: number): Promise<void> {
 
 type Timed<T> = { result: T; ms: number; cpuMs: number };
 
-/** Bundles sweep-run.ts (and the sweep worker beside it) with dist/'s options, runs it by node over `dir`, and reads its line. */
-async function runCompiled(dir: string): Promise<{ up: Timed<MigrateReport>; down: Timed<RevertReport> }> {
+/** Writes the copy's pages out before the clock starts, so the kernel is not writing back the copy while the sweep runs. */
+function flushed(dir: string): void {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) {
+      flushed(path);
+      continue;
+    }
+    if (!e.isFile()) continue;
+    const fd = openSync(path, "r");
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  }
+}
+
+type Round = { up: Timed<MigrateReport>; down: Timed<RevertReport> };
+
+/**
+ * Bundles sweep-run.ts (and the sweep worker beside it) with dist/'s
+ * options, then for each round copies the seeded `seed` directory afresh
+ * and runs the bundle by node over the copy, reading its line.
+ */
+async function runCompiled(seed: string, rounds: number): Promise<Round[]> {
   // Inside the repository, so the bundle's external packages resolve from its node_modules.
   const out = mkdtempSync(join(ROOT, ".bench-sweeps-"));
   try {
     await build(bundleOptions({ "sweep-run": "bench/rows/sweep-run.ts", "sweep-worker": "src/store/sweep-worker.ts" }, out));
-    const { stdout } = await run(process.execPath, [join(out, "sweep-run.js")], { env: { ...process.env, ENGRAM_DATA_DIR: dir }, maxBuffer: 1 << 20 });
-    return JSON.parse(stdout.trim().split("\n").pop()!) as { up: Timed<MigrateReport>; down: Timed<RevertReport> };
+    const got: Round[] = [];
+    for (let r = 0; r < rounds; r++) {
+      const dir = `${seed}-round-${r}`;
+      cpSync(seed, dir, { recursive: true });
+      flushed(dir);
+      try {
+        const { stdout } = await run(process.execPath, [join(out, "sweep-run.js")], { env: { ...process.env, ENGRAM_DATA_DIR: dir }, maxBuffer: 1 << 20 });
+        got.push(JSON.parse(stdout.trim().split("\n").pop()!) as Round);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+    return got;
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
 }
 
-function row(measure: string, count: number, ms: number, cpuMs: number): BenchRow {
-  const rate = (count * 1000) / ms;
+/** The row of the median round by rate, every round's rate listed in the order they ran. */
+function row(measure: string, runs: readonly Timed<{ count: number }>[]): BenchRow {
+  const rateOf = (t: Timed<{ count: number }>) => (t.result.count * 1000) / t.ms;
+  const median = [...runs].sort((a, b) => rateOf(a) - rateOf(b))[Math.floor(runs.length / 2)]!;
+  const rate = rateOf(median);
+  const fmt = (x: number) => Math.round(x).toLocaleString("en-US");
+  const all = runs.length > 1 ? `; rounds ${runs.map((t) => fmt(rateOf(t))).join(" / ")}` : "";
   return {
     measure,
-    value: `${Math.round(rate).toLocaleString("en-US")} records/s (${count.toLocaleString("en-US")} in ${(ms / 1000).toFixed(2)} s; ${(cpuMs / 1000).toFixed(2)} s CPU)`,
+    value:
+      `${fmt(rate)} records/s, median of ${runs.length} (${median.result.count.toLocaleString("en-US")} in ${(median.ms / 1000).toFixed(2)} s; ` +
+      `${(median.cpuMs / 1000).toFixed(2)} s CPU${all})`,
     reference: "",
     goal: `>= ${GOAL.toLocaleString("en-US")} records/s`,
     met: rate >= GOAL,
@@ -72,16 +123,23 @@ function row(measure: string, count: number, ms: number, cpuMs: number): BenchRo
 
 export const operatorSweeps: BenchSection = async () => {
   const n = Number(process.env.ENGRAM_BENCH_RECORDS ?? 100_000);
+  const rounds = Number(process.env.ENGRAM_BENCH_SWEEP_ROUNDS ?? 3);
+  if (!Number.isInteger(rounds) || rounds < 1) throw new Error("ENGRAM_BENCH_SWEEP_ROUNDS must be a whole number of at least 1");
   const dir = mkdtempSync(join(tmpdir(), "engram-bench-sweeps-"));
   try {
     await seedV0(dir, n);
-    const { up, down } = await runCompiled(dir);
-    if (up.result.migrated !== n || up.result.backlog !== 0) throw new Error(`migrate --apply did not converge: ${JSON.stringify(up.result)}`);
-    if (down.result.reverted !== n || !down.result.applied) throw new Error(`migrate revert --apply did not converge: ${JSON.stringify(down.result)}`);
-
+    // Its own writeback would otherwise land on the first round.
+    flushed(dir);
+    const got = await runCompiled(dir, rounds);
+    for (const { up, down } of got) {
+      if (up.result.migrated !== n || up.result.backlog !== 0) throw new Error(`migrate --apply did not converge: ${JSON.stringify(up.result)}`);
+      if (down.result.reverted !== n || !down.result.applied) throw new Error(`migrate revert --apply did not converge: ${JSON.stringify(down.result)}`);
+    }
+    const ups = got.map(({ up }) => ({ ...up, result: { count: up.result.migrated } }));
+    const downs = got.map(({ down }) => ({ ...down, result: { count: down.result.reverted } }));
     return [
-      row(`migrate --apply, v0 -> v${CURRENT_SCHEMA_VERSION}, ${n.toLocaleString("en-US")} records`, up.result.migrated, up.ms, up.cpuMs),
-      row(`migrate revert --to 1 --apply, ${n.toLocaleString("en-US")} records`, down.result.reverted, down.ms, down.cpuMs),
+      row(`migrate --apply, v0 -> v${CURRENT_SCHEMA_VERSION}, ${n.toLocaleString("en-US")} records`, ups),
+      row(`migrate revert --to 1 --apply, ${n.toLocaleString("en-US")} records`, downs),
     ];
   } finally {
     rmSync(dir, { recursive: true, force: true });
