@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ANONYMOUS, type MemoryRecord } from "../src/core/index.js";
+import { ANONYMOUS, type Citation, type MemoryRecord } from "../src/core/index.js";
 import { EmbeddedStore } from "../src/store/embedded-store.js";
 import {
   DEFAULT_BATCH_BYTES,
@@ -85,6 +85,21 @@ describe("the registry", () => {
       "step 2: From=0 does not continue from the previous To=2",
       "step 2: missing reversibility declaration",
     ]);
+  });
+
+  it.each([
+    ["its top-level keys", (p: Record<string, unknown>) => Object.assign(p, { category: "edited", short_id: "X" })],
+    ["an array inside it", (p: Record<string, unknown>) => ((p.supersedes as string[]).push("edited"), { ...p, short_id: "X" })],
+    ["an object inside an array inside it", (p: Record<string, unknown>) => (((p.citations as Citation[])[0]!.excerpt = "edited"), { ...p, short_id: "X" })],
+  ])("a step that edits %s in place is refused before any write", async (_what, apply) => {
+    const store = freshStore();
+    const cited: Citation = { kind: "file", ref: "src/a.ts", locator: "1", pin: "", excerpt: "as cited" };
+    store.transaction(() => {
+      for (let i = 0; i < 20; i++) store.writeRecord(payload(i, { citations: [{ ...cited }], supersedes: [`00000000-0000-4000-8000-${String(900 + i).padStart(12, "0")}`] }), V, 0);
+    });
+    const before = payloads(store);
+    await expect(migrate(store, { target: 1, apply: true, steps: [{ ...STEPS[0]!, apply }] })).rejects.toThrow(TypeError);
+    expect(payloads(store)).toEqual(before);
   });
 
   it("a step whose real effect differs from its declaration is refused before any write", async () => {

@@ -17,8 +17,12 @@ export function deepFreeze<T>(v: T): T {
       // By index: Object.keys of an array makes a string per element.
       for (let i = 0; i < v.length; i++) deepFreeze(v[i]);
     } else {
-      for (const k of Object.keys(v)) {
-        const x = (v as Record<string, unknown>)[k];
+      // for-in, not Object.keys: a sweep freezes every record twice, and the
+      // key array cost about 6% of a forward rewrite (8 alternating pairs).
+      // Payloads are plain JSON objects, so nothing enumerable is inherited.
+      const o = v as Record<string, unknown>;
+      for (const k in o) {
+        const x = o[k];
         if (x !== null && typeof x === "object") deepFreeze(x);
       }
     }
