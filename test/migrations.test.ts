@@ -87,18 +87,26 @@ describe("the registry", () => {
     ]);
   });
 
+  // The step gets its input itself and is checked against a copy taken before it ran; nested values are frozen.
   it.each([
-    ["its top-level keys", (p: Record<string, unknown>) => Object.assign(p, { category: "edited", short_id: "X" })],
-    ["an array inside it", (p: Record<string, unknown>) => ((p.supersedes as string[]).push("edited"), { ...p, short_id: "X" })],
-    ["an object inside an array inside it", (p: Record<string, unknown>) => (((p.citations as Citation[])[0]!.excerpt = "edited"), { ...p, short_id: "X" })],
-  ])("a step that edits %s in place is refused before any write", async (_what, apply) => {
+    ["its top-level keys", (p: Record<string, unknown>) => Object.assign(p, { category: "edited", short_id: "X" }), "step 0->1 rewrote key category"],
+    ["an array inside it", (p: Record<string, unknown>) => ((p.supersedes as string[]).push("edited"), { ...p, short_id: "X" }), TypeError],
+    [
+      "an object inside an array inside it",
+      (p: Record<string, unknown>) => (((p.citations as Citation[])[0]!.excerpt = "edited"), { ...p, short_id: "X" }),
+      TypeError,
+    ],
+  ] as const)("a step that edits %s in place is refused before any write", async (_what, apply, refusal) => {
     const store = freshStore();
     const cited: Citation = { kind: "file", ref: "src/a.ts", locator: "1", pin: "", excerpt: "as cited" };
     store.transaction(() => {
-      for (let i = 0; i < 20; i++) store.writeRecord(payload(i, { citations: [{ ...cited }], supersedes: [`00000000-0000-4000-8000-${String(900 + i).padStart(12, "0")}`] }), V, 0);
+      for (let i = 0; i < 20; i++) {
+        const supersedes = [`00000000-0000-4000-8000-${String(900 + i).padStart(12, "0")}`];
+        store.writeRecord(payload(i, { citations: [{ ...cited }], supersedes }), V, 0);
+      }
     });
     const before = payloads(store);
-    await expect(migrate(store, { target: 1, apply: true, steps: [{ ...STEPS[0]!, apply }] })).rejects.toThrow(TypeError);
+    await expect(migrate(store, { target: 1, apply: true, steps: [{ ...STEPS[0]!, apply }] })).rejects.toThrow(refusal);
     expect(payloads(store)).toEqual(before);
   });
 
@@ -384,6 +392,20 @@ describe("the forward sweep", () => {
     const r = await migrate(store, { target: 2, apply: true, batch: 100, onProgress: () => void store.database.prepare("DELETE FROM records WHERE id = ?").run(victim) });
     expect(r.failed).toBe(0);
     expect(store.database.prepare("SELECT count(*) AS n FROM records WHERE id = ?").get(victim)).toEqual({ n: 0 });
+  });
+
+  it("an inverse that edits its input in place is measured against the record as it was, and refused", async () => {
+    const editing = inverse((p) => {
+      p.content = "edited";
+      const { content_bytes: _dropped, ...rest } = p;
+      return rest;
+    });
+    const bad: MigrationStep[] = [STEPS[0]!, { ...STEPS[1]!, reversibility: editing }];
+    const store = freshStore();
+    seed(store, 5, 2);
+    const before = payloads(store);
+    await expect(revert(store, { to: 1, apply: true, steps: bad, batch: 10 })).rejects.toThrow("inverse of 1->2 rewrote key content");
+    expect(payloads(store)).toEqual(before);
   });
 
   it("inverse steps may only remove what they added", async () => {

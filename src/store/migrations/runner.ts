@@ -1,7 +1,7 @@
 import { AdditivityError, checkAdditive, checkSubtractive } from "./additivity.js";
 import type { BatchBudget, MigrationStore, VersionedRow } from "./migration-store.js";
 import type { ArgError } from "../../argerror/index.js";
-import { deepFreeze } from "./json-value.js";
+import { freezeNested } from "./json-value.js";
 import { refusalError, reversible, type RevertPlan } from "./refusal.js";
 import { STEPS, stepsFrom } from "./registry.js";
 import { RANDOM_MINT, type MigrationStep, type Payload, type StepContext } from "./step.js";
@@ -75,14 +75,26 @@ function chainCache<T>(of: (version: number) => T): (version: number) => T {
   };
 }
 
+/**
+ * What a step is checked against: a copy of its input taken before it runs,
+ * nested values frozen and shared. The step gets the input itself, which is
+ * the sweep's own (parsed for this row, or the previous step's output): an
+ * edit it makes there in place is then measured against the copy like any
+ * other effect, and an edit of a nested value throws.
+ */
+function beforeStep(p: Payload): Payload {
+  return { ...freezeNested(p) };
+}
+
 /** Applies the chain to one row, refusing (throwing) on any undeclared effect. */
 function forward(row: VersionedRow, target: number, chainOf: (version: number) => readonly MigrationStep[] | undefined, ctx: StepContext): Payload {
   const chain = chainOf(row.version);
   if (!chain) throw new AdditivityError(`no step chain from version ${row.version} to ${target}`);
   let p = strip(row);
   for (const step of chain) {
-    const next = step.apply(deepFreeze(p), ctx);
-    checkAdditive(step, p, next);
+    const before = beforeStep(p);
+    const next = step.apply(p, ctx);
+    checkAdditive(step, before, next);
     p = next;
   }
   return p;
@@ -295,9 +307,10 @@ function backward(row: VersionedRow, inverses: readonly MigrationStep[]): Payloa
   let p = strip(row);
   for (const step of inverses) {
     if (step.reversibility.kind !== "inverse") throw new AdditivityError("preflight admitted an irreversible step");
-    const next = step.reversibility.inverse(deepFreeze(p));
+    const before = beforeStep(p);
+    const next = step.reversibility.inverse(p);
     // An inverse that touches more than its step added is refused before its batch is written.
-    checkSubtractive(step, p, next);
+    checkSubtractive(step, before, next);
     p = next;
   }
   return p;
