@@ -18,10 +18,12 @@ export type Reversibility =
   | { kind: "irreversible"; reason: string };
 
 /**
- * One schema step. `apply` and `inverse` receive a frozen payload (an edit
- * in place throws) and return a new one, typically a spread of the input;
- * the engine checks the real effect against `addedKeys` before any write,
- * so a step cannot silently overwrite or drop data.
+ * One schema step. `apply` and `inverse` receive a payload whose nested
+ * objects and arrays are frozen (editing one throws) and return the next
+ * one, typically a spread of the input; the engine checks the real effect
+ * against `addedKeys` before any write, comparing with a copy of the input
+ * taken before the step ran, so a step cannot silently overwrite or drop
+ * data, not even by editing its input's own keys in place.
  */
 export type MigrationStep = {
   from: number;
