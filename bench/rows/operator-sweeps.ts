@@ -17,7 +17,7 @@
  * copy of the v0 file in a process of its own, and the row gives the median
  * round with every round's rate beside it. Each copy is flushed to disk
  * before its round: an operator's file sits on disk when they migrate it,
- * and a fresh copy's 435 MB of dirty pages would otherwise be written back
+ * and a fresh copy's half a gigabyte of dirty pages would otherwise be written back
  * while the sweep runs, on the same two cores.
  */
 import { execFile } from "node:child_process";
