@@ -121,7 +121,7 @@ describe("the embedded store", () => {
     await operator.close();
   });
 
-  it("a point read repeated from the loaded mirror still sees every rewrite, here or elsewhere, and hands out its own copy", async () => {
+  it("a point read repeated from the loaded mirror still sees every rewrite, here or elsewhere, and no caller can change what the next one reads", async () => {
     const dir = mkdtempSync(join(tmpdir(), "engram-es-"));
     const server = EmbeddedStore.open({ dataDir: dir, dim: DIM });
     const operator = EmbeddedStore.open({ dataDir: dir, dim: DIM });
@@ -131,8 +131,10 @@ describe("the embedded store", () => {
     const read = async (i: number) => (await server.getReadable(rec(i).id, ANONYMOUS))?.content;
     expect(await read(1)).toBe("record number 1");
     const first = (await server.getReadable(rec(1).id, ANONYMOUS))!;
-    first.content = "changed by the caller";
-    first.tags.push("caller-tag");
+    expect(() => {
+      first.content = "changed by the caller";
+    }).toThrow(TypeError);
+    expect(() => first.tags.push("caller-tag")).toThrow(TypeError);
     expect(await server.getReadable(rec(1).id, ANONYMOUS)).toMatchObject({ content: "record number 1", tags: [] });
 
     await server.replace({ ...(await server.getRaw(rec(1).id))!, content: "rewritten here" });

@@ -33,4 +33,24 @@ describe("the point-read payload cache", () => {
     c.clear();
     expect(c.size).toBe(0);
   });
+
+  it("hands every reader the one frozen record a text decodes to, until the text is replaced", () => {
+    const c = new PayloadCache();
+    c.set(1, JSON.stringify({ id: "a", content: "first", tags: ["x"] }));
+    const once = c.record(1)!;
+    expect(c.record(1)).toBe(once);
+    expect(Object.isFrozen(once) && Object.isFrozen(once.tags)).toBe(true);
+    expect(once).toMatchObject({ content: "first", citations: [], supersedes: [] });
+    c.set(1, JSON.stringify({ id: "a", content: "second", tags: [] }));
+    expect(c.record(1)?.content).toBe("second");
+    c.delete(1);
+    expect(c.record(1)).toBeUndefined();
+  });
+
+  it("keeps no text, old or new, for a rid whose new text is too big to hold", () => {
+    const c = new PayloadCache(100, 40);
+    c.set(1, "a".repeat(5));
+    c.set(1, "b".repeat(11));
+    expect(c.get(1)).toBeUndefined();
+  });
 });

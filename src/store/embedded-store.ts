@@ -5,6 +5,7 @@ import type { Logger } from "../model/logger.js";
 import type { MemoryRecord, ScoredRecord } from "../model/record.js";
 import type { Subject } from "../model/subject.js";
 import { PayloadCache } from "./payload-cache.js";
+import { deepFreeze } from "./migrations/json-value.js";
 import { decodeRecord, encodeRecord, type IndexedColumns } from "./codec.js";
 import { lexicalTokens } from "./lexical.js";
 import { citationKey, matches, readable, type RecordAttrs } from "./record-filter.js";
@@ -823,23 +824,24 @@ export class EmbeddedStore implements Store, MigrationStore {
    * current: a cached payload then costs only that version check, and an
    * uncached one is read together with the version by one statement (one
    * read transaction, one snapshot). Anything else catches up first, as
-   * every read does.
+   * every read does. The record is frozen, whichever way it was read (the
+   * cache hands every reader the same one): callers copy before changing.
    */
   private pointRead(id: string, admits: (a: RecordAttrs) => boolean): MemoryRecord | undefined {
     if (this.mirrorLoaded) {
       const rid = this.ridById.get(id);
       const a = rid === undefined ? undefined : this.attrs.get(rid);
       if (a && admits(a)) {
-        const cached = this.payloads.get(a.rid);
+        const cached = this.payloads.record(a.rid);
         if (cached !== undefined) {
-          if (this.readDataVersion() === this.dataVersion) return decodeRecord(cached);
+          if (this.readDataVersion() === this.dataVersion) return cached;
         } else {
           const row = this.stmt("SELECT payload, (SELECT data_version FROM pragma_data_version) AS dv FROM records WHERE rid = ?").get(a.rid) as
             | { payload: string; dv: number }
             | undefined;
           if (row && row.dv === this.dataVersion) {
             this.payloads.set(a.rid, row.payload);
-            return decodeRecord(row.payload);
+            return this.payloads.record(a.rid) ?? deepFreeze(decodeRecord(row.payload));
           }
         }
       } else if (this.readDataVersion() === this.dataVersion) {
@@ -850,7 +852,8 @@ export class EmbeddedStore implements Store, MigrationStore {
     const rid = this.ridById.get(id);
     const a = rid === undefined ? undefined : this.attrs.get(rid);
     if (!a || !admits(a)) return undefined;
-    return this.payloadOf(a.rid);
+    const rec = this.payloadOf(a.rid);
+    return rec && deepFreeze(rec);
   }
 
   async countShortId(shortId: string): Promise<number> {

@@ -82,9 +82,9 @@ export interface Store {
   getRaw(id: string): Promise<MemoryRecord | undefined>;
   /** UUID fast path, else a short-id lookup across the whole store. */
   resolve(input: string): Promise<ResolveResult>;
-  /** The record if the subject may read it. */
+  /** The record if the subject may read it. Read-only: a store may hand every caller the same frozen record. */
   getReadable(id: string, subject: Subject): Promise<MemoryRecord | undefined>;
-  /** The record if the subject owns it (the write gate). */
+  /** The record if the subject owns it (the write gate). Read-only, as getReadable's. */
   getOwned(id: string, subject: Subject): Promise<MemoryRecord | undefined>;
   countShortId(shortId: string): Promise<number>;
 
