@@ -1,6 +1,8 @@
 import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { promisify } from "node:util";
+import { create } from "@bufbuild/protobuf";
+import { FieldMaskSchema } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "./helpers/engram-server.js";
@@ -52,6 +54,23 @@ describe("the Connect lane end to end", () => {
     expect(info.debug.reason).toBe("TOO_LONG");
     expect(info.debug.metadata).toMatchObject({ fields: "summary", hint: "too_long", max: "512", got: "700" });
     expect(json.details.map((d: { type: string }) => d.type)).toContain("google.rpc.BadRequest");
+  });
+
+  it("a binary GetMemory answers each new version of a record, not the encoding kept for the one before", async () => {
+    const c = server.client();
+    const { id } = await c.storeMemory({ content: "first words", scope: "repo:e2e", source: "user-said", category: "decision" });
+    for (let i = 0; i < 2; i++) expect((await c.getMemory({ id })).memory?.content).toBe("first words");
+    await c.updateMemory({ id, content: "second words", updateMask: create(FieldMaskSchema, { paths: ["content"] }) });
+    const updated = (await c.getMemory({ id })).memory!;
+    expect(updated.content).toBe("second words");
+    // The counts of the three reads land (the update counted itself as it wrote), and the next read shows them.
+    await server.store.flushAccess();
+    const counted = (await c.getMemory({ id })).memory!;
+    expect(counted.content).toBe("second words");
+    expect(counted.accessCount).toBe(4n);
+    // A JSON caller reads the same record.
+    const r = await sh("curl", ["-sS", "-X", "POST", "-H", "Content-Type: application/json", "-d", JSON.stringify({ id }), `${server.url}/engram.v1.EngramService/GetMemory`]);
+    expect(JSON.parse(r.stdout).memory).toMatchObject({ id, content: "second words", accessCount: "4" });
   });
 
   it("buf curl reaches the same port over Connect and over gRPC with prior knowledge", async () => {

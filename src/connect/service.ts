@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import type { Core, Logger } from "../core/index.js";
-import type { GetMemoryResponse, RelatedEdge as PbRelatedEdge } from "../gen/engram/v1/engram_pb.js";
+import type { RelatedEdge as PbRelatedEdge } from "../gen/engram/v1/engram_pb.js";
 import {
   ArchiveMemoryResponseSchema,
   ArchiveOutcome,
@@ -43,6 +43,8 @@ import {
   Visibility,
 } from "../gen/engram/v1/engram_pb.js";
 import { citationsArg, count, coverageFields, opt, rfc3339Of, storeArgs, toPbHidden, toPbMemory } from "./convert.js";
+import { getMemoryResponse } from "./get-memory-response.js";
+import { answersInBinary } from "./wire-format.js";
 import type { ArchiveRow, RelatedEdge } from "../core/index.js";
 import { toConnectError } from "./error-mapper.js";
 import { subjectOf } from "./subject-context.js";
@@ -132,9 +134,7 @@ export function engramServiceImpl(core: Core, log: Logger): ServiceImpl<typeof E
 
     getMemory: guard("GetMemory", async (req, ctx) => {
       const m = await core.getMemory(subjectOf(ctx), { id: opt(req.id) });
-      // A literal, like toPbMemory: create() would walk the descriptor again.
-      const res: GetMemoryResponse = { $typeName: "engram.v1.GetMemoryResponse", memory: toPbMemory(m) };
-      return res;
+      return getMemoryResponse(m, answersInBinary(ctx));
     }),
 
     storeMemory: guard("StoreMemory", async (req, ctx) => {

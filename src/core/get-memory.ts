@@ -3,13 +3,17 @@ import type { CoreDeps } from "./deps.js";
 import { resolveReadable } from "./resolve.js";
 import type { Subject } from "../model/subject.js";
 import { requireString } from "./validate.js";
-import { fullView, type MemoryView } from "./view.js";
+import { pointView, type MemoryView } from "./view.js";
 
-/** Not recall-gated: scheduled, expired, superseded and archived records are all fetchable. */
+/**
+ * Not recall-gated: scheduled, expired, superseded and archived records are
+ * all fetchable. The view may be frozen (see pointView): lanes copy before
+ * changing it.
+ */
 export async function getMemory(deps: CoreDeps, subject: Subject, a: GetArgs): Promise<MemoryView> {
   const input = requireString("id", a.id);
   const rec = await resolveReadable(deps, subject, input);
-  const view = fullView(rec);
+  const view = pointView(rec);
   // A get is a strong usage signal; it never fails the read, and it costs
   // the read no write: the store coalesces counts and writes them in batches.
   try {

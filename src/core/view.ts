@@ -1,4 +1,5 @@
 import type { Citation, MemoryRecord } from "../model/record.js";
+import { deepFreeze } from "../store/migrations/json-value.js";
 
 /**
  * What a lane may show of a record. Lanes map this to proto or JSON; the
@@ -75,6 +76,27 @@ export function fullView(r: MemoryRecord, score?: number): MemoryView {
   if (r.not_before !== undefined) v.not_before = unixToRfc3339(r.not_before);
   if (r.not_after !== undefined) v.not_after = unixToRfc3339(r.not_after);
   if (r.archived_at) v.archived_at = r.archived_at;
+  return v;
+}
+
+/** One view per frozen record; it goes when the record does (the store's cache drops it). */
+const pointViews = new WeakMap<MemoryRecord, MemoryView>();
+
+/**
+ * The full view of a point read. A record the store handed out frozen (the
+ * embedded store hands every reader of one stored text the same record) gets
+ * one view, built on its first read and frozen in turn, so a lane may keep
+ * what it derives from the view (the Connect lane's encoded message) keyed
+ * by it: a new version of the record is a new record, so a new view. Any
+ * other record gets a view of its own, as fullView builds it.
+ */
+export function pointView(r: MemoryRecord): MemoryView {
+  if (!Object.isFrozen(r)) return fullView(r);
+  let v = pointViews.get(r);
+  if (v === undefined) {
+    v = deepFreeze(fullView(r));
+    pointViews.set(r, v);
+  }
   return v;
 }
 
