@@ -6,7 +6,7 @@ import { toPbMemory } from "../src/connect/index.js";
 import { answersInBinary } from "../src/connect/wire-format.js";
 import { pointView } from "../src/core/view.js";
 import { EngramService, GetMemoryResponseSchema } from "../src/gen/engram/v1/engram_pb.js";
-import { deepFreeze } from "../src/store/migrations/json-value.js";
+import { deepFreeze } from "../src/model/deep-freeze.js";
 import { syntheticRecord } from "./helpers/synthetic-record.js";
 
 /** A record as the embedded store hands a point read out: frozen all the way down. */

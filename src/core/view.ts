@@ -1,5 +1,5 @@
 import type { Citation, MemoryRecord } from "../model/record.js";
-import { deepFreeze } from "../store/migrations/json-value.js";
+import { deepFreeze } from "../model/deep-freeze.js";
 
 /**
  * What a lane may show of a record. Lanes map this to proto or JSON; the

@@ -5,7 +5,7 @@ import type { Logger } from "../model/logger.js";
 import type { MemoryRecord, ScoredRecord } from "../model/record.js";
 import type { Subject } from "../model/subject.js";
 import { PayloadCache } from "./payload-cache.js";
-import { deepFreeze } from "./migrations/json-value.js";
+import { deepFreeze } from "../model/deep-freeze.js";
 import { decodeRecord, encodeRecord, type IndexedColumns } from "./codec.js";
 import { lexicalTokens } from "./lexical.js";
 import { citationKey, matches, readable, type RecordAttrs } from "./record-filter.js";

@@ -1,5 +1,5 @@
 import { decodeRecord } from "./codec.js";
-import { deepFreeze } from "./migrations/json-value.js";
+import { deepFreeze } from "../model/deep-freeze.js";
 import type { MemoryRecord } from "../model/record.js";
 
 /**

@@ -1,6 +1,6 @@
 import { encodeRecord, type IndexedColumns } from "./codec.js";
 import type { MemoryRecord } from "../model/record.js";
-import { deepFreeze } from "./migrations/json-value.js";
+import { deepFreeze } from "../model/deep-freeze.js";
 import type { VersionedRow } from "./migrations/migration-store.js";
 import { RANDOM_MINT, type Payload, type StepContext } from "./migrations/step.js";
 import { MIRRORED_COLUMNS } from "./sqlite-schema.js";

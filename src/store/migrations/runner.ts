@@ -1,7 +1,7 @@
 import { AdditivityError, checkAdditive, checkSubtractive } from "./additivity.js";
 import type { BatchBudget, MigrationStore, VersionedRow } from "./migration-store.js";
 import type { ArgError } from "../../argerror/index.js";
-import { freezeNested } from "./json-value.js";
+import { freezeNested } from "../../model/deep-freeze.js";
 import { refusalError, reversible, type RevertPlan } from "./refusal.js";
 import { STEPS, stepsFrom } from "./registry.js";
 import { RANDOM_MINT, type MigrationStep, type Payload, type StepContext } from "./step.js";
