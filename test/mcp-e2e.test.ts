@@ -43,6 +43,22 @@ function sharedBehaviour(getClient: () => Client) {
     expect(r.structuredContent).toBeUndefined();
   });
 
+  it("get_memory answers each new version of a record, its JSON mirror and structuredContent alike", async () => {
+    const stored = await call("store_memory", memory({ content: "the first words", scope: "project:e2e" }));
+    const { id } = stored.structuredContent as { id: string };
+    for (let i = 0; i < 2; i++) {
+      const r = await call("get_memory", { id });
+      expect(texts(r)[0]).toBe("the first words");
+      expect(JSON.parse(texts(r)[1]!)).toEqual(r.structuredContent);
+    }
+    await call("update_memory", { id, content: "the second words" });
+    const r = await call("get_memory", { id });
+    expect(r.isError).toBeFalsy();
+    expect(texts(r)[0]).toBe("the second words");
+    expect(r.structuredContent).toMatchObject({ id, content: "the second words" });
+    expect(JSON.parse(texts(r)[1]!)).toEqual(r.structuredContent);
+  });
+
   it("finds a stored memory by searching for it", async () => {
     const stored = await call("store_memory", memory({ content: "Rotate the signing keys every ninety days.", scope: "project:e2e" }));
     expect(stored.isError).toBeFalsy();

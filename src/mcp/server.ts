@@ -7,6 +7,7 @@ import { classify } from "../argerror/index.js";
 import type { RequestObserver } from "../observe/index.js";
 import { rejectUnknownArguments, type Core, type Subject } from "../core/index.js";
 import { handlerOf, type AnyToolHandler, type ToolContext } from "./handlers.js";
+import { structuredJson } from "./structured-json.js";
 import { ToolCallGuard } from "./tool-call-guard.js";
 import { annotationsOf, TOOL_NAMES, type ToolName } from "./tool-table.js";
 
@@ -114,13 +115,13 @@ export async function callTool(
   try {
     rejectUnknownArguments(name, Object.keys(h.input), args);
     const out = await h.run(ctx, withoutNulls(args) as never);
-    const json = JSON.stringify(out.structured);
+    const { json, structuredContent } = structuredJson(out.structured);
     return {
       content: [
         { type: "text", text: out.text },
         { type: "text", text: json },
       ],
-      structuredContent: JSON.parse(json) as Record<string, unknown>,
+      structuredContent,
     };
   } catch (err) {
     const c = classify(err);
