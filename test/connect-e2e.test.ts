@@ -73,6 +73,23 @@ describe("the Connect lane end to end", () => {
     expect(JSON.parse(r.stdout).memory).toMatchObject({ id, content: "second words", accessCount: "4" });
   });
 
+  it("buf curl reads one record over Connect, gRPC and gRPC-Web, twice each, as the same Memory", async () => {
+    const c = server.client();
+    const { id } = await c.storeMemory({ content: "read by buf curl", scope: "repo:e2e", source: "user-said", category: "decision", tags: ["b"] });
+    const url = `${server.url}/engram.v1.EngramService/GetMemory`;
+    const read = async (protocol: string) => {
+      const r = await sh(BUF, ["curl", "--schema", "proto", "--protocol", protocol, "--http2-prior-knowledge", "-d", JSON.stringify({ id }), url]);
+      expect(r.code, r.stderr).toBe(0);
+      const { memory } = JSON.parse(r.stdout);
+      // The access count and its stamp move with every read; the rest is the record.
+      const { accessCount: _count, lastAccessedAt: _at, ...rest } = memory;
+      return rest;
+    };
+    const first = await read("connect");
+    expect(first).toMatchObject({ id, content: "read by buf curl", tags: ["b"], scope: "repo:e2e" });
+    for (const protocol of ["connect", "grpc", "grpc", "grpcweb", "grpcweb"]) expect(await read(protocol), protocol).toEqual(first);
+  });
+
   it("buf curl reaches the same port over Connect and over gRPC with prior knowledge", async () => {
     const body = storeBody({ content: "buf curl stored this" });
     const connect = await sh(BUF, ["curl", "--schema", "proto", "--protocol", "connect", "-d", body, `${server.url}/engram.v1.EngramService/StoreMemory`]);
