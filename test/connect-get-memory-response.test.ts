@@ -48,7 +48,7 @@ describe("a GetMemory answer", () => {
     expect(r.memory?.content).toBe(fresh.content);
   });
 
-  it("the view of a frozen record is one frozen view, and a copy before any change", () => {
+  it("the view of a frozen record is one view, built once, that no caller can change", () => {
     const rec = frozenRecord(4);
     const view = pointView(rec);
     expect(pointView(rec)).toBe(view);
