@@ -11,6 +11,7 @@ import {
   MIN_QDRANT_VERSION,
   OPTIONAL_GATE_KEYS,
   PAYLOAD_INDEXES,
+  REVISION_TRAIL_MAX,
   RPC_BYTE_BUDGET,
   VIEW_CEILING_BYTES,
   physicalCollectionName,
@@ -51,6 +52,7 @@ describe("docs/qdrant.md says what the code does", () => {
     expect(DOC).toContain(`\`${COLLECTION_META.dim}\` and \`${COLLECTION_META.layout}\``);
     expect(DOC).toContain(`\`${META_PREFIX}<key>\``);
     expect(DOC).toContain(`a lease of ${CLAIM_LEASE_MS / 1000} s`);
+    expect(DOC).toContain(`\`revision_trail\`: the revisions the record had before, newest first (at most ${REVISION_TRAIL_MAX})`);
     expect(DOC).toContain(`(${SETUP_RETRIES} tries from ${SETUP_BACKOFF_MS} ms, doubling)`);
     expect(RPC_BYTE_BUDGET).toBe(2 * 1024 * 1024);
     expect(DOC).toContain("no one response may carry more than 2 MiB");

@@ -58,6 +58,22 @@ describe("the migration store on Qdrant", () => {
     expect(await sweeper.getRaw(rec(2).id)).toMatchObject({ schema_version: CURRENT_SCHEMA_VERSION, access_count: 1, last_accessed_at: "2026-06-01T12:00:00.000Z" });
   });
 
+  it("a rewrite that landed and was built on before the pass read it back counts as written, and the later write stands", async () => {
+    const m = sweeper.migrationStore();
+    expect(await m.pinBelow(CURRENT_SCHEMA_VERSION)).toBe(3);
+    const landed = fake.holds.hold({ operation: "batch_update" }, { phase: "before-response" });
+    const pass = m.rewritePass({ pinnedBelow: CURRENT_SCHEMA_VERSION }, { rows: 10, bytes: 1 << 20 }, CURRENT_SCHEMA_VERSION, (row) => row.payload);
+    await landed.reached;
+    // A server counts a read of record 2 on top of its rewritten version before the sweep hears back.
+    server.noteAccess(rec(2).id, "2026-06-01T12:00:00.000Z");
+    await server.flushAccess();
+    landed.release();
+
+    expect(await pass).toEqual(["ok", "ok", "ok"]);
+    expect(await m.pendingCount()).toBe(0);
+    expect(await sweeper.getRaw(rec(2).id)).toMatchObject({ schema_version: CURRENT_SCHEMA_VERSION, access_count: 1 });
+  });
+
   it("a record deleted while its pass was in flight stays deleted and is reported gone", async () => {
     const m = sweeper.migrationStore();
     await m.pinBelow(CURRENT_SCHEMA_VERSION);

@@ -8,7 +8,7 @@ import { createCore, DEFAULT_LIMITS, silentLogger } from "../src/core/index.js";
 import { FakeEmbedder } from "../src/embed/fake-embedder.js";
 import { ownerSubject } from "../src/model/subject.js";
 import { EmbeddedStore } from "../src/store/embedded-store.js";
-import { QdrantStore, QdrantUnavailableError, STORE_DEADLINE_TEXT, physicalCollectionName, DEFAULT_QDRANT_COLLECTION } from "../src/store/qdrant/index.js";
+import { QdrantStore, QdrantUnavailableError, STORE_DEADLINE_TEXT, physicalCollectionName, DEFAULT_QDRANT_COLLECTION, landedIn, trailOver } from "../src/store/qdrant/index.js";
 import { GATE_ON, type RecordQuery, type Store } from "../src/store/store.js";
 import { RecordExistsError, RevisionConflictError, TargetsSupersededError } from "../src/store/store-errors.js";
 import { startQdrantFake, type QdrantFake } from "./qdrant-fake/index.js";
@@ -207,6 +207,77 @@ describe("conditional writes on the Qdrant store", () => {
     ]);
     expect(same[1]).toEqual(same[0]);
     expect(await a.count(q({ scope: "repo:keyed" }))).toBe(2);
+  });
+});
+
+describe("read-backs on the Qdrant store when another write lands on top first", () => {
+  // Each test parks one store's landed write before its answer, lets another store build on it, then lets the answer go.
+  const landedThenBuiltOn = async (f: QdrantFake, operation: string, mine: () => Promise<unknown>, theirs: () => Promise<unknown>) => {
+    const hold = f.holds.hold({ operation }, { phase: "before-response" });
+    const pending = mine();
+    await hold.reached;
+    await theirs();
+    hold.release();
+    return pending;
+  };
+
+  it("an access count that landed and was built on by another server's count is not added a second time", async () => {
+    const f = await fake();
+    const [a, b] = [await open(f), await open(f)];
+    await a.create(rec(40), await vec("counted"));
+    for (let i = 0; i < 3; i++) a.noteAccess(rec(40).id, "2026-06-01T12:00:01.000Z");
+    for (let i = 0; i < 5; i++) b.noteAccess(rec(40).id, "2026-06-01T12:00:02.000Z");
+    await landedThenBuiltOn(f, "set_payload", () => a.flushAccess(), () => b.flushAccess());
+    const stored = (await a.getRaw(rec(40).id))!;
+    expect(stored.access_count).toBe(8);
+    expect(stored.last_accessed_at).toBe("2026-06-01T12:00:02.000Z");
+  });
+
+  it("an access count that landed and was built on by an update is not added a second time, and the update keeps it", async () => {
+    const f = await fake();
+    const [a, b] = [await open(f), await open(f)];
+    await a.create(rec(41), await vec("counted"));
+    for (let i = 0; i < 4; i++) a.noteAccess(rec(41).id, "2026-06-01T12:00:01.000Z");
+    await landedThenBuiltOn(f, "set_payload", () => a.flushAccess(), async () => {
+      const read = (await b.getRaw(rec(41).id))!;
+      await b.replace({ ...read, content: "edited on b" });
+    });
+    const stored = (await a.getRaw(rec(41).id))!;
+    expect({ content: stored.content, count: stored.access_count }).toEqual({ content: "edited on b", count: 4 });
+  });
+
+  it("an update that landed and was built on by an access count reports success, not a conflict", async () => {
+    const f = await fake();
+    const [a, b] = [await open(f), await open(f)];
+    await a.create(rec(42), await vec("edited"));
+    const read = (await a.getRaw(rec(42).id))!;
+    b.noteAccess(rec(42).id, "2026-06-01T12:00:01.000Z");
+    const outcome = await landedThenBuiltOn(f, "upsert_points", () => a.replace({ ...read, content: "edited on a" }).then(() => "replaced", (e: unknown) => e), () => b.flushAccess());
+    expect(outcome).toBe("replaced");
+    const stored = (await a.getRaw(rec(42).id))!;
+    expect({ content: stored.content, count: stored.access_count }).toEqual({ content: "edited on a", count: 1 });
+  });
+
+  it("a supersede whose claim was built on by an access count supersedes its target on that one claim", async () => {
+    const f = await fake();
+    // A lease short enough that a supersede mistaking its claim for lost would outwait it and claim again.
+    const [a, b] = [await open(f, { claimLeaseMs: 1000 }), await open(f)];
+    await a.create(rec(43), await vec("old head"));
+    b.noteAccess(rec(43).id, "2026-06-01T12:00:01.000Z");
+    const v = await vec("new head");
+    await landedThenBuiltOn(f, "set_payload", () => a.supersede(rec(44), v, [rec(43).id], ALICE), () => b.flushAccess());
+    const target = (await a.getRaw(rec(43).id))!;
+    expect({ by: target.superseded_by, count: target.access_count }).toEqual({ by: rec(44).id, count: 1 });
+    expect((await a.getRaw(rec(44).id))?.id).toBe(rec(44).id);
+    // One claim from a, one access count from b.
+    expect(f.requests.filter((r) => r.operation === "set_payload")).toHaveLength(2);
+  });
+
+  it("a trail keeps the eight revisions before the current one, newest first", () => {
+    let stored: Record<string, unknown> = { revision: "r0" };
+    for (let i = 1; i <= 12; i++) stored = { revision: `r${i}`, revision_trail: trailOver(stored) };
+    expect(stored.revision_trail).toEqual(["r11", "r10", "r9", "r8", "r7", "r6", "r5", "r4"]);
+    expect([landedIn(stored, "r12"), landedIn(stored, "r4"), landedIn(stored, "r3"), landedIn(undefined, "r12")]).toEqual([true, true, false, false]);
   });
 });
 

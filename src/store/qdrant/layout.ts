@@ -29,6 +29,8 @@ export const DERIVED_KEYS = {
   claimUntil: "claim_until",
   /** The run token of the migration that pinned the record into its backlog (see qdrant-migration-store.ts). */
   migratePin: "migrate_pin",
+  /** The revisions the point had before this one, newest first: how a read-back tells "mine landed, then another" from "mine lost" (revision-trail.ts). */
+  revisionTrail: "revision_trail",
 } as const;
 
 /** The pin's index: a migration filters on it, and creates it on a collection made before it existed. */

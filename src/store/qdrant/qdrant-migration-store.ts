@@ -5,6 +5,7 @@ import type { BatchBudget, MigrationStore, PassSource, RowRewrite, VersionedRow,
 import { RANDOM_MINT, type StepContext } from "../migrations/step.js";
 import { DERIVED_KEYS, MAX_PAGE, MIGRATION_PIN_INDEX, VIEW_CEILING_BYTES } from "./layout.js";
 import { encodePayload, type Payload } from "./point-payload.js";
+import { landedIn, trailOver } from "./revision-trail.js";
 import { mapQdrantError, type QdrantAccess } from "./qdrant-fault.js";
 import type { QCondition, QFilter } from "./record-query-filter.js";
 
@@ -126,7 +127,7 @@ export class QdrantMigrationStore implements MigrationStore {
    * response budget, starting with one. `next` is where the following batch
    * starts (the first row not taken), undefined at the end.
    */
-  private async readBatch(filter: QFilter, budget: BatchBudget, offset: Offset): Promise<{ rows: VersionedRow[]; next: Offset }> {
+  private async readBatch(filter: QFilter, budget: BatchBudget, offset: Offset, read?: Map<string, Payload>): Promise<{ rows: VersionedRow[]; next: Offset }> {
     const rows: VersionedRow[] = [];
     let bytes = 0;
     let seen = 0;
@@ -147,6 +148,7 @@ export class QdrantMigrationStore implements MigrationStore {
         seenBytes += size;
         bytes += size;
         rows.push({ id: String(p.id), version: versionOf(payload), payload });
+        read?.set(String(p.id), p.payload ?? {});
       }
       next = page.next;
       if (next === undefined || page.points.length === 0) return { rows, next: undefined };
@@ -169,14 +171,17 @@ export class QdrantMigrationStore implements MigrationStore {
 
   async rewritePass(source: PassSource, budget: BatchBudget, version: number, rewrite: RowRewrite): Promise<WriteOutcome[]> {
     const filter = "pinnedBelow" in source ? this.pinnedBelowFilter(source.pinnedBelow) : { must: [above(source.above)] };
-    const { rows } = await this.readBatch(filter, budget, undefined);
+    const read = new Map<string, Payload>();
+    const { rows } = await this.readBatch(filter, budget, undefined, read);
     // Every rewrite runs before the first write, so one that throws writes nothing of the batch.
     const writes: { id: string; read: unknown; payload: Payload }[] = [];
     for (const row of rows) {
-      const read = row.payload.revision;
       const next = rewrite(row);
       if (next === undefined) break;
-      writes.push({ id: row.id, read, payload: encodePayload(next as unknown as MemoryRecord, version) });
+      const payload = encodePayload(next as unknown as MemoryRecord, version);
+      const trail = trailOver(read.get(row.id));
+      if (trail.length > 0) payload[DERIVED_KEYS.revisionTrail] = trail;
+      writes.push({ id: row.id, read: row.payload.revision, payload });
     }
     if (writes.length === 0) return [];
     const now = Date.now();
@@ -195,7 +200,7 @@ export class QdrantMigrationStore implements MigrationStore {
       // Qdrant applies a batch in order and stops at a failure: the read-back says which rows landed.
       failure = err instanceof Error ? err : new Error(String(err));
     }
-    let stored: Map<string, unknown>;
+    let stored: Map<string, Payload>;
     try {
       stored = await this.revisions(writes.map((w) => w.id));
     } catch (err) {
@@ -204,22 +209,22 @@ export class QdrantMigrationStore implements MigrationStore {
     const outcomes: WriteOutcome[] = [];
     for (const w of writes) {
       if (!stored.has(w.id)) outcomes.push("gone");
-      else if (stored.get(w.id) === w.payload.revision) outcomes.push("ok");
+      else if (landedIn(stored.get(w.id), w.payload.revision as string)) outcomes.push("ok");
       else if (failure) outcomes.push(failure);
       // Otherwise another writer changed the row after it was read: its write stands and the row stays in the backlog.
     }
     return outcomes;
   }
 
-  /** The stored revision of each id that still exists. */
-  private async revisions(ids: readonly string[]): Promise<Map<string, unknown>> {
-    const out = new Map<string, unknown>();
+  /** The stored revision and trail of each id that still exists. */
+  private async revisions(ids: readonly string[]): Promise<Map<string, Payload>> {
+    const out = new Map<string, Payload>();
     for (let i = 0; i < ids.length; i += MAX_PAGE) {
       const part = ids.slice(i, i + MAX_PAGE);
       const points = (await this.call("read", () =>
-        this.client.retrieve(this.alias, { ids: part, with_payload: ["revision"], with_vector: false }),
+        this.client.retrieve(this.alias, { ids: part, with_payload: ["revision", DERIVED_KEYS.revisionTrail], with_vector: false }),
       )) as Point[];
-      for (const p of points) out.set(String(p.id), p.payload?.revision);
+      for (const p of points) out.set(String(p.id), p.payload ?? {});
     }
     return out;
   }

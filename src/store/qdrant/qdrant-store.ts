@@ -5,6 +5,7 @@ import type { Logger } from "../../model/logger.js";
 import type { MemoryRecord, ScoredRecord } from "../../model/record.js";
 import type { Subject } from "../../model/subject.js";
 import { newRevision } from "../revision.js";
+import { landedIn, REVISION_TRAIL_MAX, trailOver } from "./revision-trail.js";
 import { readable, matches } from "../record-filter.js";
 import { RecordExistsError, RevisionConflictError, TargetsGoneError, TargetsSupersededError } from "../store-errors.js";
 import type { ImportRow, ListPage, RecordQuery, ResolveResult, SchemaHistogram, Store } from "../store.js";
@@ -216,8 +217,7 @@ export class QdrantStore implements Store {
     const payload = encodePayload(record);
     await this.call("write", () => this.client.upsert(this.alias, { wait: true, ordering: "strong", update_mode: "insert_only", points: [this.point(payload, vector)] }));
     // Insert-only reports nothing either way: the read-back says whose record holds the id.
-    const stored = await this.storedState(record.id);
-    return stored?.revision === payload.revision;
+    return landedIn(await this.storedState(record.id), payload.revision as string);
   }
 
   async replace(record: MemoryRecord, vector?: Float32Array): Promise<void> {
@@ -231,6 +231,8 @@ export class QdrantStore implements Store {
         dense = v as number[];
       }
       const payload = encodePayload(record);
+      // The core's record carries the revision it read, not that version's trail: the trail restarts from it.
+      if (record.revision !== undefined) payload[DERIVED_KEYS.revisionTrail] = trailOver(record.revision);
       // update_only: a replace never resurrects a deleted record; the filter is the compare of compare-and-swap.
       await this.call("write", () =>
         this.client.upsert(this.alias, {
@@ -242,7 +244,7 @@ export class QdrantStore implements Store {
         }),
       );
       const stored = await this.storedState(record.id);
-      if (stored?.revision === payload.revision) return;
+      if (landedIn(stored, payload.revision as string)) return;
       if (!stored) throw new RevisionConflictError(record.id, true);
       const claimedUntil = stored[DERIVED_KEYS.claimUntil];
       // The revision read is still there but a supersede holds a claim on it: wait for it to finish or expire.
@@ -256,7 +258,7 @@ export class QdrantStore implements Store {
 
   async supersede(record: MemoryRecord, vector: Float32Array, targetIds: readonly string[], subject: Subject): Promise<void> {
     const ownedBy = subject.anonymous ? "" : subject.owner;
-    const claimed = new Map<string, string>();
+    const claimed = new Map<string, { rev: string; trail: string[] }>();
     const deadline = Date.now() + this.lease * 2;
     try {
       // Claims go in id order, so two supersedes sharing targets never wait on each other in a cycle.
@@ -272,17 +274,18 @@ export class QdrantStore implements Store {
             continue;
           }
           const claimRev = newRevision();
+          const trail = trailOver(stored);
           await this.call("write", () =>
             this.client.setPayload(this.alias, {
               wait: true,
               ordering: "strong",
               filter: { must: [{ has_id: [id] }, revisionIs(stored.revision as string | undefined), empty("superseded_by"), unclaimed(Date.now())] },
-              payload: { revision: claimRev, [DERIVED_KEYS.claimBy]: record.id, [DERIVED_KEYS.claimUntil]: Date.now() + this.lease },
+              payload: { revision: claimRev, [DERIVED_KEYS.revisionTrail]: trail, [DERIVED_KEYS.claimBy]: record.id, [DERIVED_KEYS.claimUntil]: Date.now() + this.lease },
             }),
           );
-          const after = await this.storedState(id);
-          if (after?.revision === claimRev) {
-            claimed.set(id, claimRev);
+          // An access count may land on a claim (it ignores claims), so the claim may be in the trail already.
+          if (landedIn(await this.storedState(id), claimRev)) {
+            claimed.set(id, { rev: claimRev, trail: [claimRev, ...trail].slice(0, REVISION_TRAIL_MAX) });
             break;
           }
         }
@@ -292,12 +295,13 @@ export class QdrantStore implements Store {
       await this.releaseClaims(claimed);
       throw err;
     }
-    for (const [id, claimRev] of claimed) await this.markSuperseded(id, claimRev, record.id);
+    for (const [id, claim] of claimed) await this.markSuperseded(id, claim, record.id);
   }
 
   /** Turns a claim into superseded_by, retrying on a revision that moved (a lease that ran out under a stall). */
-  private async markSuperseded(id: string, claimRev: string, by: string): Promise<void> {
-    let expect: string | undefined = claimRev;
+  private async markSuperseded(id: string, claim: { rev: string; trail: string[] }, by: string): Promise<void> {
+    let expect: string | undefined = claim.rev;
+    let trail = claim.trail;
     for (let attempt = 0; attempt < 8; attempt++) {
       await this.call("write", () =>
         this.client.batchUpdate(this.alias, {
@@ -305,7 +309,7 @@ export class QdrantStore implements Store {
           ordering: "strong",
           operations: [
             { delete_payload: { keys: CLAIM_KEYS, filter: { must: [{ has_id: [id] }, revisionIs(expect)] } } },
-            { set_payload: { payload: { superseded_by: by, revision: newRevision() }, filter: { must: [{ has_id: [id] }, revisionIs(expect), empty("superseded_by")] } } },
+            { set_payload: { payload: { superseded_by: by, revision: newRevision(), [DERIVED_KEYS.revisionTrail]: trail }, filter: { must: [{ has_id: [id] }, revisionIs(expect), empty("superseded_by")] } } },
           ],
         }),
       );
@@ -317,12 +321,13 @@ export class QdrantStore implements Store {
         throw new TargetsSupersededError([id]);
       }
       expect = stored.revision as string | undefined;
+      trail = trailOver(stored);
     }
     throw new TargetsSupersededError([id]);
   }
 
-  private async releaseClaims(claimed: ReadonlyMap<string, string>): Promise<void> {
-    for (const [id, claimRev] of claimed) {
+  private async releaseClaims(claimed: ReadonlyMap<string, { rev: string }>): Promise<void> {
+    for (const [id, { rev: claimRev }] of claimed) {
       try {
         await this.call("write", () =>
           this.client.deletePayload(this.alias, { wait: true, ordering: "strong", keys: CLAIM_KEYS, filter: { must: [{ has_id: [id] }, revisionIs(claimRev)] } }),
@@ -486,10 +491,11 @@ export class QdrantStore implements Store {
           wait: true,
           ordering: "strong",
           filter: { must: [{ has_id: [id] }, revisionIs(stored.revision as string | undefined)] },
-          payload: { access_count: Number(stored.access_count ?? 0) + count, last_accessed_at: last, revision: rev },
+          payload: { access_count: Number(stored.access_count ?? 0) + count, last_accessed_at: last, revision: rev, [DERIVED_KEYS.revisionTrail]: trailOver(stored) },
         }),
       );
-      if ((await this.storedState(id))?.revision === rev) return;
+      // Retrying a write that landed would count these reads twice, so "landed" includes "landed, then built on".
+      if (landedIn(await this.storedState(id), rev)) return;
     }
   }
 
