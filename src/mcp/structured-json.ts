@@ -11,8 +11,9 @@ const kept = new WeakMap<object, StructuredJson>();
  * reads back (so `structuredContent` holds exactly what the mirror says). A
  * frozen result cannot change, and the core hands out one per stored
  * version of a record (see pointView), so it is serialized once and its
- * read-back is frozen and shared; the SDK copies what it validates and only
- * serializes it. Anything else is serialized on every call.
+ * read-back is frozen and shared: the transport serializes that object as it
+ * is (createMcpServer answers tools/call past the SDK's copying check).
+ * Anything else is serialized on every call.
  */
 export function structuredJson(structured: object): StructuredJson {
   if (!Object.isFrozen(structured)) return readBack(JSON.stringify(structured));
