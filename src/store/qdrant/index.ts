@@ -22,6 +22,6 @@ export {
 export { attrsOf, decodePayload, encodePayload, scopePrefixOf } from "./point-payload.js";
 export { faultError, mapQdrantError, qdrantFaultOf, QdrantUnavailableError, STORE_DEADLINE_TEXT, type QdrantFault } from "./qdrant-fault.js";
 export { queryFilter, readFilter } from "./record-query-filter.js";
-export { landedIn, REVISION_TRAIL_MAX, trailOver } from "./revision-trail.js";
+export { landedIn, REVISION_TRAIL_MAX, trailAfter, trailOver } from "./revision-trail.js";
 export { QdrantSetupError, checkServerVersion, compareVersions } from "./server-version.js";
 export { documentSparse, querySparse } from "./sparse-vector.js";

@@ -5,7 +5,7 @@ import type { Logger } from "../../model/logger.js";
 import type { MemoryRecord, ScoredRecord } from "../../model/record.js";
 import type { Subject } from "../../model/subject.js";
 import { newRevision } from "../revision.js";
-import { landedIn, REVISION_TRAIL_MAX, trailOver } from "./revision-trail.js";
+import { landedIn, trailAfter, trailOver } from "./revision-trail.js";
 import { readable, matches } from "../record-filter.js";
 import { RecordExistsError, RevisionConflictError, TargetsGoneError, TargetsSupersededError } from "../store-errors.js";
 import type { ImportRow, ListPage, RecordQuery, ResolveResult, SchemaHistogram, Store } from "../store.js";
@@ -285,7 +285,7 @@ export class QdrantStore implements Store {
           );
           // An access count may land on a claim (it ignores claims), so the claim may be in the trail already.
           if (landedIn(await this.storedState(id), claimRev)) {
-            claimed.set(id, { rev: claimRev, trail: [claimRev, ...trail].slice(0, REVISION_TRAIL_MAX) });
+            claimed.set(id, { rev: claimRev, trail: trailAfter(claimRev, trail) });
             break;
           }
         }

@@ -22,7 +22,12 @@ export function trailOver(stored: Payload | string | undefined): string[] {
   if (stored === undefined) return [];
   if (typeof stored === "string") return [stored];
   const rev = stored.revision;
-  return typeof rev === "string" ? [rev, ...trailOf(stored)].slice(0, REVISION_TRAIL_MAX) : [];
+  return typeof rev === "string" ? trailAfter(rev, trailOf(stored)) : [];
+}
+
+/** The trail of a point whose revision is `revision` and whose trail was `before`: what a write replacing it leaves. */
+export function trailAfter(revision: string, before: readonly string[]): string[] {
+  return [revision, ...before].slice(0, REVISION_TRAIL_MAX);
 }
 
 /**
