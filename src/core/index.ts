@@ -26,7 +26,7 @@ export type { RelatedResult, RelatedEdge } from "./related-memories.js";
 export type { ListTagsResult } from "./list-tags.js";
 export type { MigrateStatus } from "./migrate-status.js";
 export { CITATION_KINDS, MEMORY_CATEGORIES, MEMORY_SOURCES } from "./validate.js";
-export { ARG_KINDS } from "./arg-kinds.js";
+export { ARG_KINDS, plainName } from "./arg-kinds.js";
 export type { ArgKind } from "./arg-kinds.js";
 export { rejectUnknownArguments } from "./unknown-arguments.js";
 export { recallRow } from "./view.js";
