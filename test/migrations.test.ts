@@ -204,7 +204,7 @@ describe("revert refusals never lie", () => {
     } catch (e) {
       const r = e as RevertRefusedError;
       expect(r.envelope).toBe(
-        "field=steps hint=irreversible: revert cannot reach v0: step (From=0 To=1) is irreversible: minted short_ids may already be cited by get_memory/supersede_memory; recovery is a collection snapshot",
+        "field=steps hint=irreversible: revert cannot reach v0: step (From=0 To=1) is irreversible: snapshot recovery: minted short_ids may already be cited by get_memory/supersede_memory (D-03); recovery is a collection snapshot",
       );
       expect(r.partial).toBe(false);
       // Refused before the loop: every progress counter is zero, backlog included.

@@ -4,12 +4,14 @@ import { inverse, irreversible, type MigrationStep, type Payload } from "./step.
  * v0 → v1: every record gets a short id. Irreversible: once minted, a short
  * id may already be cited by agents (get_memory, supersede_memory), so
  * removing it would break references a snapshot restore is the only cure for.
+ * The reason is the reference's own text, word for word: operators' scripts
+ * match on the refusal it ends up in.
  */
 const mintShortIds: MigrationStep = {
   from: 0,
   to: 1,
   addedKeys: ["short_id"],
-  reversibility: irreversible("minted short_ids may already be cited by get_memory/supersede_memory"),
+  reversibility: irreversible("snapshot recovery: minted short_ids may already be cited by get_memory/supersede_memory (D-03)"),
   apply: (p, ctx) => (typeof p.short_id === "string" && p.short_id !== "" ? p : { ...p, short_id: ctx.shortId() }),
 };
 
