@@ -311,7 +311,7 @@ describe("engram spine-review on Qdrant", { timeout: 180_000 }, () => {
     expect(JSON.parse(one.stdout) as ScanReport).toEqual({
       scopes: 1,
       total: 4,
-      rows: [{ scope: "project:demo", category: "decision", live: 2, archived: 1, expired: 1, superseded: 0, bytes: demoBytes }],
+      rows: [{ scope: "project:demo", category: "decision", live: 2, archived: 1, expired: 1, superseded: 0, scheduled: 0, bytes: demoBytes }],
     });
     const all = await runEngram(["spine-review", "scan", "--all-scopes"], env);
     const report = JSON.parse(all.stdout) as ScanReport;

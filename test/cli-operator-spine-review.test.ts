@@ -203,7 +203,7 @@ describe("engram spine-review", { timeout: 180_000 }, () => {
       const report = JSON.parse(run.stdout) as ScanReport;
       expect(report).toMatchObject({ scopes: 1, total: 4 });
       expect(report.rows).toEqual([
-        expect.objectContaining({ scope: "project:demo", category: "decision", live: 2, archived: 1, expired: 1, superseded: 0 }),
+        expect.objectContaining({ scope: "project:demo", category: "decision", live: 2, archived: 1, expired: 1, superseded: 0, scheduled: 0 }),
       ]);
     });
 

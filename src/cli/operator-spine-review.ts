@@ -37,8 +37,8 @@ export function sweepScope(o: ScopeFlags): string | undefined {
 
 export function scanText(r: ScanReport): string {
   const body = table(
-    ["SCOPE", "CATEGORY", "LIVE", "ARCHIVED", "EXPIRED", "SUPERSEDED", "BYTES"],
-    r.rows.map((x) => [x.scope, x.category || "-", x.live, x.archived, x.expired, x.superseded, x.bytes].map(String)),
+    ["SCOPE", "CATEGORY", "LIVE", "ARCHIVED", "EXPIRED", "SUPERSEDED", "SCHEDULED", "BYTES"],
+    r.rows.map((x) => [x.scope, x.category || "-", x.live, x.archived, x.expired, x.superseded, x.scheduled, x.bytes].map(String)),
   );
   return `${body}\n\nscopes: ${r.scopes}  records: ${r.total}`;
 }

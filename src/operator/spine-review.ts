@@ -1,7 +1,7 @@
 import { withConflictRetry } from "../core/conditional-write.js";
 import type { MemoryRecord } from "../model/record.js";
 import { ANONYMOUS } from "../model/subject.js";
-import { isExpired } from "../store/record-filter.js";
+import { isExpired, isScheduled } from "../store/record-filter.js";
 import type { RecordQuery, Store } from "../store/store.js";
 
 /** Operator reads see every owner's records: the operator opened the store directly. */
@@ -9,22 +9,35 @@ export function operatorQuery(scope: string | undefined, now: number): RecordQue
   return { subject: ANONYMOUS, allOwners: true, scope, gate: null, now };
 }
 
-export type ScanRow = { scope: string; category: string; live: number; archived: number; expired: number; superseded: number; bytes: number };
+export type ScanRow = {
+  scope: string;
+  category: string;
+  live: number;
+  archived: number;
+  expired: number;
+  superseded: number;
+  scheduled: number;
+  bytes: number;
+};
 export type ScanReport = { scopes: number; total: number; rows: ScanRow[] };
 
 /**
- * Inventory by scope and category. Archived, expired and superseded records
- * have their own buckets; live is what recall can see.
+ * Inventory by scope and category. Live is exactly what recall can see now;
+ * every record recall hides counts in the bucket of the first reason it is
+ * hidden for, in the order the CLI prints state words (archived, superseded,
+ * expired, scheduled), so the buckets add up to the total.
  */
 export async function scan(store: Store, scope: string | undefined, now: number): Promise<ScanReport> {
   const { records } = await store.list(operatorQuery(scope, now), { order: "asc", limit: Number.MAX_SAFE_INTEGER });
   const rows = new Map<string, ScanRow>();
   for (const r of records) {
     const key = `${r.scope}\u0000${r.category}`;
-    const row = rows.get(key) ?? { scope: r.scope, category: r.category, live: 0, archived: 0, expired: 0, superseded: 0, bytes: 0 };
+    const row = rows.get(key) ?? { scope: r.scope, category: r.category, live: 0, archived: 0, expired: 0, superseded: 0, scheduled: 0, bytes: 0 };
+    const window = { notBefore: r.not_before ?? null, notAfter: r.not_after ?? null };
     if (r.archived_at) row.archived++;
     else if (r.superseded_by) row.superseded++;
-    else if (isExpired({ notAfter: r.not_after ?? null }, now)) row.expired++;
+    else if (isExpired(window, now)) row.expired++;
+    else if (isScheduled(window, now)) row.scheduled++;
     else row.live++;
     row.bytes += r.content_bytes ?? Buffer.byteLength(r.content);
     rows.set(key, row);
