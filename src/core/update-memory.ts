@@ -1,4 +1,4 @@
-import { argError, ruleImmutable, staleSummary } from "../argerror/index.js";
+import { ArgError, argError, ruleImmutable, staleSummary } from "../argerror/index.js";
 import { embeddingText, identityKey } from "../embed/embedder.js";
 import type { UpdateArgs } from "./args.js";
 import { withConflictRetry } from "./conditional-write.js";
@@ -44,7 +44,7 @@ function sameTags(x: readonly string[], y: readonly string[]): boolean {
  */
 export async function updateMemory(deps: CoreDeps, subject: Subject, raw: UpdateArgs, lane: Lane): Promise<WriteResult> {
   const a = applyMask(raw);
-  checkSummary(a.summary, deps.limits);
+  await checkUpdateSummary(deps, subject, a);
   if (LANE_POLICY[lane].updateRequiresContent) requireString("content", a.content);
   else if (a.content !== undefined) requireString("content", a.content);
   const input = requireString("id", a.id);
@@ -65,6 +65,33 @@ export async function updateMemory(deps: CoreDeps, subject: Subject, raw: Update
     }
     return { id: next.id, short_id: next.short_id };
   });
+}
+
+/**
+ * The summary bound comes before any other check, as in the reference. A
+ * summary on several lines is refused there too, but a rule answers with
+ * its own sentence (a rule's summary is its index entry), so the caller's
+ * own record is looked at first. Anything but an owned rule keeps the
+ * generic sentence: the answer for an id that is missing or someone else's
+ * must not differ from the answer for a plain record, and a lookup fault
+ * must not replace a rejection the caller can act on.
+ */
+async function checkUpdateSummary(deps: CoreDeps, subject: Subject, a: UpdateArgs): Promise<void> {
+  try {
+    checkSummary(a.summary, deps.limits);
+  } catch (err) {
+    if (err instanceof ArgError && err.hint === "format" && (await isOwnedRule(deps, subject, a.id))) checkRuleSummary(a.summary, deps.limits);
+    throw err;
+  }
+}
+
+async function isOwnedRule(deps: CoreDeps, subject: Subject, id: string | undefined): Promise<boolean> {
+  if (typeof id !== "string" || id === "") return false;
+  try {
+    return (await resolveOwned(deps, subject, id)).category === "rule";
+  } catch {
+    return false;
+  }
 }
 
 /** The rule guard, the caps of what changed and the stale-summary guard against `rec` as read; then the record to write. */
