@@ -77,16 +77,17 @@ describe("the Memory message a Connect answer carries", () => {
     expect(fromBinary(MemorySchema, toBinary(MemorySchema, m))).toEqual(m);
   });
 
-  it("leaves out every timestamp and optional field a record does not have", () => {
+  it("leaves out every timestamp and optional field a record does not have, summary_model included", () => {
     const m = toPbMemory({ id: "i", created_at: "2026-01-02T03:04:05Z", citations: [{ kind: "file", ref: "r" } as never] });
     expect(toJson(MemorySchema, m)).toEqual({
       id: "i",
       createdAt: "2026-01-02T03:04:05Z",
       citations: [{ kind: "file", ref: "r" }],
       schemaVersion: 0,
-      summaryModel: "",
     });
     expect(Object.keys(m)).not.toContain("lastAccessedAt");
+    expect(Object.keys(m)).not.toContain("summaryModel");
+    expect(fromBinary(MemorySchema, toBinary(MemorySchema, m)).summaryModel).toBeUndefined();
     expect(Object.keys(m)).not.toContain("supersededBy");
   });
 });

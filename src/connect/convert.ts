@@ -52,7 +52,8 @@ type PbCitationInit = Partial<Pick<PbCitation, "kind" | "ref" | "locator" | "pin
 /**
  * Every field spelled out, as create(MemorySchema, ...) would fill it (the
  * Memory type makes leaving one out a compile error); optional fields and
- * unset Timestamps stay absent. Built as a literal because create() costs as much as
+ * unset Timestamps stay absent, except schema_version, which is always set
+ * (0 included) so that JSON always shows it. Built as a literal because create() costs as much as
  * the rest of a point read's lane work.
  */
 export function toPbMemory(v: Partial<MemoryView>): Memory {
@@ -80,10 +81,12 @@ export function toPbMemory(v: Partial<MemoryView>): Memory {
     citations: (v.citations ?? []).map(pbCitation),
     supersedes: v.supersedes ?? [],
     schemaVersion: v.schema_version ?? 0,
-    summaryModel: v.summary_model ?? "",
     truncated: v.truncated ?? false,
   };
   if (v.superseded_by !== undefined) m.supersededBy = v.superseded_by;
+  // Unset rather than "": proto3 JSON then leaves the key out for a record
+  // never summarized, as it does for every other empty string.
+  if (v.summary_model) m.summaryModel = v.summary_model;
   if (v.created_at) m.createdAt = pbTs(v.created_at);
   if (v.last_accessed_at) m.lastAccessedAt = pbTs(v.last_accessed_at);
   if (v.not_before) m.notBefore = pbTs(v.not_before);

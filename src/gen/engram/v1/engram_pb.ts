@@ -235,7 +235,7 @@ export type Memory = Message<"engram.v1.Memory"> & {
   schemaVersion?: number | undefined;
 
   /**
-   * Always set; "" means no automatic summary.
+   * The model that wrote an automatic summary; unset (left out of JSON) when none did.
    *
    * @generated from field: optional string summary_model = 29;
    */
