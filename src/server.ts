@@ -276,7 +276,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     try {
       guardBody(req, res);
       if (!admitted(req)) {
-        sendJson(res, 403, { error: "forbidden" });
+        // Bare: a page on a foreign origin learns nothing, not even that a JSON service answered.
+        (res as ServerResponse).writeHead(403, { "content-length": "0" });
+        res.end();
         return;
       }
       if (path === "/healthz" && (req.method === "GET" || req.method === "HEAD")) {

@@ -42,7 +42,7 @@ describe("the Origin check", () => {
 
   it.each(ROUTES)("refuses %s from Origin http://evil.example with a bare 403", async (_n, path, method, body) => {
     const a = await call(server.url, path, { origin: "http://evil.example" }, method, body);
-    expect(a).toEqual({ status: 403, body: JSON.stringify({ error: "forbidden" }) });
+    expect(a).toEqual({ status: 403, body: "" });
   });
 
   it.each(ROUTES)("refuses %s from Origin null (a sandboxed page)", async (_n, path, method, body) => {
@@ -95,7 +95,7 @@ describe("the Host check on a loopback bind", () => {
   it.each(ROUTES)("refuses %s addressed to a rebinding name (Host evil.example)", async (_n, path, method, body) => {
     const port = new URL(server.url).port;
     const a = await call(server.url, path, { host: `evil.example:${port}` }, method, body);
-    expect(a).toEqual({ status: 403, body: JSON.stringify({ error: "forbidden" }) });
+    expect(a).toEqual({ status: 403, body: "" });
   });
 
   it.each(["localhost", "127.0.0.1", "[::1]", "LOCALHOST"])("accepts Host %s with the port", async (name) => {
