@@ -1558,7 +1558,8 @@ export type ListScheduledRequest = Message<"engram.v1.ListScheduledRequest"> & {
   scope: string;
 
   /**
-   * scheduled (default), expired or all.
+   * scheduled (default: not active yet), active (inside its window now),
+   * expired (window passed) or all (every windowed record).
    *
    * @generated from field: string state = 2;
    */
