@@ -88,7 +88,7 @@ export function registerReadCommands(program: Command): void {
     .description("List the caller's own windowed records: not yet due, lapsed, or both (ListScheduled).")
     .option("--scope <scope>", "the scope to read; required unless --cross-spine")
     .option("--cross-spine", "span every scope the caller may read (instead of --scope)")
-    .option("--state <state>", "scheduled (the default), expired or all")
+    .option("--state <state>", "scheduled (the default), active, expired or all")
     .option("--limit <uint>", "page size; 0 means the server default", parseUint)
     .option("--created-after <rfc3339>", "only records created at or after this instant")
     .option("--created-before <rfc3339>", "only records created before this instant")
