@@ -138,7 +138,7 @@ export const scheduleShape = {
 export const listScheduledShape = {
   scope,
   cross_spine: crossSpine,
-  state: text(`one of ${SCHEDULE_STATES.join(" | ")}: not active yet (the default), window passed, or either`),
+  state: text(`one of ${SCHEDULE_STATES.join(" | ")}: not active yet (the default), inside its window now, window passed, or any of them`),
   limit: count(`page size (default ${MCP.listLimitCursor}, max ${MAX})`),
   created_after: recallFilters.created_after,
   created_before: recallFilters.created_before,
