@@ -29,7 +29,7 @@ const rows: EnvelopeRow<Ctx>[] = [
   { name: "ScheduleMemory: not_before after not_after", call: (c) => c.scheduleMemory({ ...base, notBefore: timestampFromDate(new Date(Date.now() + 2 * 86_400_000)), notAfter: future }), envelope: "field=not_before,not_after hint=ordering: not_before must be strictly before not_after", code: Code.FailedPrecondition },
   // ListScheduled.
   { name: "ListScheduled: limit above the maximum", call: (c) => c.listScheduled({ scope: "s", limit: 1001n }), envelope: "field=limit hint=out_of_range: limit exceeds the maximum of 1000", code: Code.InvalidArgument },
-  { name: "ListScheduled: state outside the set", call: (c) => c.listScheduled({ scope: "s", state: SECRET }), envelope: "field=state hint=enum: state must be one of scheduled|expired|all", code: Code.InvalidArgument },
+  { name: "ListScheduled: state outside the set", call: (c) => c.listScheduled({ scope: "s", state: SECRET }), envelope: "field=state hint=enum: state must be one of scheduled|active|expired|all", code: Code.InvalidArgument },
   { name: "ListScheduled: no scope and no cross_spine", call: (c) => c.listScheduled({}), envelope: "field=scope,cross_spine hint=conditional_required: scope is required unless cross_spine is true", code: Code.InvalidArgument },
   { name: "ListScheduled: created_before not RFC3339", call: (c) => c.listScheduled({ scope: "s", createdBefore: SECRET }), envelope: "field=created_before hint=format: created_before must be RFC3339", code: Code.InvalidArgument },
   { name: "ListScheduled: a page_token this server never issued", call: (c) => c.listScheduled({ scope: "s", pageToken: SECRET }), envelope: "field=page_token hint=format: page_token is not a cursor this server issued", code: Code.InvalidArgument },

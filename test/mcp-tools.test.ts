@@ -532,7 +532,7 @@ describe("rejections", () => {
       "field=not_before,not_after hint=required: schedule_memory requires not_before and/or not_after (use store_memory for unscheduled records)",
     ],
     ["schedule_memory", memory({ not_after: "2001-01-01T00:00:00Z" }), "field=not_after hint=ordering: not_after must be in the future"],
-    ["list_scheduled", { scope: "project:x", state: "later" }, "field=state hint=enum: state must be one of scheduled|expired|all"],
+    ["list_scheduled", { scope: "project:x", state: "later" }, "field=state hint=enum: state must be one of scheduled|active|expired|all"],
     ["delete_all", {}, "field=scope hint=required: scope is required"],
     [
       "store_discovery",

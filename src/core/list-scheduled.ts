@@ -10,7 +10,8 @@ import type { Subject } from "../model/subject.js";
 import { checkCount, effectiveScope } from "./validate.js";
 import { fullView, type MemoryView } from "./view.js";
 
-export const SCHEDULE_STATES = ["scheduled", "expired", "all"] as const;
+/** In lifecycle order: before the window, inside it, past it, then every windowed record. */
+export const SCHEDULE_STATES = ["scheduled", "active", "expired", "all"] as const;
 
 export type ListScheduledResult = { memories: MemoryView[]; next_page_token: string; coverage?: Coverage };
 

@@ -45,6 +45,18 @@ export function isScheduled(a: Pick<RecordAttrs, "notBefore" | "notAfter">, now:
   return !isExpired(a, now) && a.notBefore !== null && a.notBefore > now;
 }
 
+/**
+ * Where a windowed record stands now: before its window, inside it, or past
+ * it; undefined for a record with no window at all. Inside is a state of its
+ * own so that a fact about to expire can be listed before it does.
+ */
+export function windowStateOf(a: Pick<RecordAttrs, "notBefore" | "notAfter">, now: number): "scheduled" | "active" | "expired" | undefined {
+  if (a.notBefore === null && a.notAfter === null) return undefined;
+  if (isExpired(a, now)) return "expired";
+  if (isScheduled(a, now)) return "scheduled";
+  return "active";
+}
+
 /** The single predicate behind list, count, search and tag counts. */
 export function matches(a: RecordAttrs, q: RecordQuery): boolean {
   if (!readable(a, q)) return false;
@@ -70,11 +82,9 @@ export function matches(a: RecordAttrs, q: RecordQuery): boolean {
     }
   }
   if (q.windowState) {
-    const expired = isExpired(a, q.now);
-    const scheduled = isScheduled(a, q.now);
-    if (q.windowState === "scheduled" && !scheduled) return false;
-    if (q.windowState === "expired" && !expired) return false;
-    if (q.windowState === "all" && !expired && !scheduled) return false;
+    const state = windowStateOf(a, q.now);
+    if (state === undefined) return false;
+    if (q.windowState !== "all" && q.windowState !== state) return false;
   }
   return true;
 }

@@ -38,8 +38,8 @@ export type RecordQuery = {
   createdBefore?: string;
   /** null means no recall gate at all (window states are filtered separately). */
   gate: GateRelax | null;
-  /** Window state filter for list_scheduled. */
-  windowState?: "scheduled" | "expired" | "all";
+  /** Window state filter for list_scheduled (see record-filter.ts windowStateOf). */
+  windowState?: "scheduled" | "active" | "expired" | "all";
   /** Unix seconds used for every clock comparison of this read. */
   now: number;
 };

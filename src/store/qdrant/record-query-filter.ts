@@ -58,11 +58,14 @@ export function queryFilter(q: RecordQuery): QFilter {
     }
   }
   if (q.windowState) {
+    // The same three states as record-filter.ts windowStateOf; `all` is every windowed record.
     const expired = range("not_after", { lte: q.now });
-    const scheduled: QCondition = { must: [range("not_before", { gt: q.now })], must_not: [expired] };
+    const ahead = range("not_before", { gt: q.now });
+    const windowed: QCondition = { should: [present("not_before"), present("not_after")] };
     if (q.windowState === "expired") must.push(expired);
-    else if (q.windowState === "scheduled") must.push(scheduled);
-    else must.push({ should: [expired, scheduled] });
+    else if (q.windowState === "scheduled") must.push({ must: [ahead], must_not: [expired] });
+    else if (q.windowState === "active") must.push({ must: [windowed], must_not: [expired, ahead] });
+    else must.push(windowed);
   }
   const filter: QFilter = {};
   if (must.length > 0) filter.must = must;
