@@ -349,7 +349,7 @@ export const TOOL_HANDLERS = {
       "Explore the neighbourhood of one memory: its supersession chain (successors and predecessors), memories citing the same " +
       "sources, memories sharing its rarer tags, and its nearest memories by meaning. id is required (id or short_id). " +
       `k widens only the by-meaning neighbours (default ${DEFAULT_LIMITS.relatedDefaultK}, max ${MAX}). ` +
-      "Only memories you can recall appear. Returns {anchor, related: [{memory, edges}], truncated}; each edge names its type " +
+      "Only memories you can recall appear, except that the chain also lists the superseded memories it is made of. Returns {anchor, related: [{memory, edges}], truncated}; each edge names its type " +
       "(supersession, citation, tag, vector) and its evidence. Rows are compact unless full is true.",
     input: relatedShape,
     run: async ({ core, subject }, a) => {
