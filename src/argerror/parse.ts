@@ -5,8 +5,10 @@ export type ParsedError =
   | { kind: "opaque"; text: string };
 
 // Field names are snake_case, may carry an index placeholder such as
-// citations[i].kind, and CLI rules use kebab-case flag names.
-const ENVELOPE = /^field=([a-z0-9_.[\]-]+(?:,[a-z0-9_.[\]-]+)*) hint=([a-z_]+): ([\s\S]*)$/;
+// citations[i].kind, and CLI rules use kebab-case flag names. An unknown
+// field or argument is named as the caller spelt it when that is a plain
+// identifier, so capitals occur too (a camelCase JSON typo, `crossSpines`).
+const ENVELOPE = /^field=([A-Za-z0-9_.[\]-]+(?:,[A-Za-z0-9_.[\]-]+)*) hint=([a-z_]+): ([\s\S]*)$/;
 
 /**
  * Reads an error string the way an MCP agent or CLI wrapper should: an
