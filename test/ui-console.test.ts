@@ -81,6 +81,9 @@ describe.skipIf(!BROWSER)(`the console in headless Chromium${BROWSER ? "" : ` ($
   let profile: string;
   let id = "";
   let shortId = "";
+  /** Every request the page made and every 404 it got, over the whole session. */
+  const requested: string[] = [];
+  const notFound: string[] = [];
 
   const shoot = async (name: string) => {
     for (const w of WIDTHS) {
@@ -105,6 +108,10 @@ describe.skipIf(!BROWSER)(`the console in headless Chromium${BROWSER ? "" : ` ($
       args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
     });
     page = await browser.newPage();
+    page.on("request", (r) => requested.push(new URL(r.url()).pathname));
+    page.on("response", (r) => {
+      if (r.status() === 404) notFound.push(new URL(r.url()).pathname);
+    });
     await page.setViewport({ width: 1280, height: 900 });
     const client = server.client(TOKEN);
     const older = await client.storeMemory({ content: "the cache key was the path alone", scope: SCOPE, source: "user-said", category: "gotcha", tags: ["cache"] });
@@ -251,6 +258,21 @@ describe.skipIf(!BROWSER)(`the console in headless Chromium${BROWSER ? "" : ` ($
     await shoot("record");
   });
 
+  it("offers on a record page only the one of archive and restore that applies, and swaps it once used", async () => {
+    const actions = () => page.$$eval("#record .actions button", (bs) => bs.map((b) => [b.getAttribute("data-action"), b.textContent]));
+    await go(`#/record/${id}`, "#record .actions button");
+    expect(await actions()).toEqual([["archive", "Archive"]]);
+    await page.click("#record .actions button");
+    await page.waitForSelector('#outcomes td[data-outcome="archived"]');
+    await page.waitForSelector('#record .actions button[data-action="restore"]');
+    expect(await actions()).toEqual([["restore", "Restore"]]);
+    await page.click("#record .actions button");
+    await page.waitForSelector('#outcomes td[data-outcome="restored"]');
+    await page.waitForSelector('#record .actions button[data-action="archive"]');
+    expect(await actions()).toEqual([["archive", "Archive"]]);
+    expect((await server.client(TOKEN).getMemory({ id })).memory?.archivedAt).toBeUndefined();
+  });
+
   it("shows the migration histogram, the archive form and says spine-review scan has no RPC", async () => {
     await go("#/migrations", "#versions");
     expect(await page.$$eval("#versions tbody tr", (rows) => rows.length)).toBeGreaterThan(0);
@@ -300,5 +322,11 @@ describe.skipIf(!BROWSER)(`the console in headless Chromium${BROWSER ? "" : ` ($
       `console timing from navigation start: DOMContentLoaded ${t.domContentLoaded.toFixed(1)} ms, first contentful paint ${t.firstContentfulPaint?.toFixed(1)} ms, scopes on screen ${t.firstRender.toFixed(1)} ms`,
     );
     expect(await page.$("#scopes")).not.toBeNull();
+  });
+
+  it("declares its icon in the page, so the browser never asks for /favicon.ico, and no request of the session got a 404", () => {
+    expect(requested).toContain("/ui/app.js");
+    expect(requested.filter((p) => p.endsWith("favicon.ico"))).toEqual([]);
+    expect(notFound).toEqual([]);
   });
 });

@@ -23,13 +23,14 @@ export async function recordPage(main: HTMLElement, id: string): Promise<void> {
           showRejection(errors, err);
         }
       };
+      // The other action would only ever answer already_archived or not_archived.
+      const action = m.archivedAt === undefined ? "archive" : "restore";
       replace(
         body,
         h(
           "div",
           { class: "actions" },
-          h("button", { type: "button", onclick: () => void act("archive") }, "Archive"),
-          h("button", { type: "button", onclick: () => void act("restore") }, "Restore"),
+          h("button", { type: "button", "data-action": action, onclick: () => void act(action) }, action === "archive" ? "Archive" : "Restore"),
         ),
         details(m),
         h("h2", {}, "Content"),
