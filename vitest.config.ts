@@ -58,6 +58,7 @@ const ON_QDRANT_FAKE = [
   "test/search-recall.test.ts",
   "test/serve-binary.test.ts",
   "test/supersede.test.ts",
+  "test/surface-edges-connect.test.ts",
   "test/ui-console.test.ts",
   "test/write-closure.test.ts",
 ];

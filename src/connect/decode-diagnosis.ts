@@ -16,8 +16,14 @@ import {
 } from "@bufbuild/protobuf";
 import { BinaryReader } from "@bufbuild/protobuf/wire";
 import { ArgError, fieldNotDecodable, requestNotDecodable } from "../argerror/index.js";
+import { rejectUnknownJsonFields } from "./unknown-fields.js";
 
-/** Connect's default: unknown JSON fields are ignored, as unknown binary fields are kept. */
+/**
+ * The library's own decode reads the body again with its default options,
+ * which ignore unknown fields (and unknown enum names); this reader must
+ * accept exactly what that one does. Unknown keys are refused before either
+ * runs (unknown-fields.ts).
+ */
 export const JSON_READ_OPTIONS = { ignoreUnknownFields: true } as const;
 
 const INTEGER_SIGNED = new Set([ScalarType.INT32, ScalarType.INT64, ScalarType.SINT32, ScalarType.SINT64, ScalarType.SFIXED32, ScalarType.SFIXED64]);
@@ -70,14 +76,19 @@ function fieldOfKey(desc: DescMessage, key: string): DescField | undefined {
   return desc.fields.find((f) => f.jsonName === key || f.name === key);
 }
 
-/** Decodes a JSON body or throws the envelope that describes why it cannot be. */
-export function decodeJson<D extends DescMessage>(desc: D, bytes: Uint8Array): MessageShape<D> {
+/**
+ * Decodes a JSON body or throws the envelope that describes why it cannot be.
+ * `operation` is the method's name, for the unknown-field envelope.
+ */
+export function decodeJson<D extends DescMessage>(desc: D, bytes: Uint8Array, operation: string): MessageShape<D> {
   let json: JsonValue;
   try {
     json = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes)) as JsonValue;
   } catch {
     throw requestNotDecodable(desc.typeName);
   }
+  // Before the types, as MCP checks argument names before the core checks values.
+  rejectUnknownJsonFields(desc, json, operation);
   try {
     return fromJson(desc, json, JSON_READ_OPTIONS);
   } catch {
@@ -138,6 +149,6 @@ function diagnoseBinary(desc: DescMessage, bytes: Uint8Array): ArgError {
 }
 
 /** One entry point for both encodings. */
-export function decodeRequest<D extends DescMessage>(desc: D, bytes: Uint8Array, binary: boolean): MessageShape<D> {
-  return binary ? decodeBinary(desc, bytes) : decodeJson(desc, bytes);
+export function decodeRequest<D extends DescMessage>(desc: D, bytes: Uint8Array, binary: boolean, operation: string): MessageShape<D> {
+  return binary ? decodeBinary(desc, bytes) : decodeJson(desc, bytes, operation);
 }

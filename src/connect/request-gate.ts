@@ -129,7 +129,7 @@ export function gateHandler(
         });
         const need = firstFrameLength(first.data) ?? first.data.length;
         message = await unframe(first.data.subarray(0, need), encoding, max, input);
-        decodeRequest(input, message, wire.binary);
+        decodeRequest(input, message, wire.binary, procedure);
         // A unary call has exactly one message: anything after it is refused.
         let rest = first.data.subarray(need);
         if (!first.ended) {
@@ -142,7 +142,7 @@ export function gateHandler(
       } else {
         const raw = (await readBounded(node, max)).data;
         message = encoding === "identity" ? raw : await inflateBounded(raw, encoding, max);
-        decodeRequest(input, message, wire.binary);
+        decodeRequest(input, message, wire.binary, procedure);
       }
     } catch (err) {
       if (err instanceof ConnectError) return refuse(req, wire, err);

@@ -1,0 +1,266 @@
+/**
+ * Issue 24, the Connect side: an unknown JSON field is refused on every JSON
+ * wire (Connect, gRPC-Web, gRPC) with the sentence MCP uses for an unknown
+ * argument, under the code the vocabulary gives `not_applicable`; binary
+ * protobuf still skips field numbers it does not know; and a record never
+ * summarized carries no `summaryModel` in JSON. One row per case, each
+ * against a real server on a loopback port, and a planted value (in a value,
+ * or in a field name that is not a plain identifier) must come back on no
+ * wire and in no log line.
+ */
+import { toBinary, create } from "@bufbuild/protobuf";
+import { Code, createClient, type Interceptor } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-node";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CLASS_CONNECT_CODE, classOf, parse } from "../src/argerror/index.js";
+import { EngramService, SearchMemoriesRequestSchema } from "../src/gen/engram/v1/engram_pb.js";
+import { runningEngram, texts, type RunningEngram, type ToolResult } from "./fixtures/mcp-harness.js";
+import { grpcFrame, rawCall, type Wire } from "./helpers/raw-rpc.js";
+
+const TOKEN = "tok-surface-edges";
+const AUTH = { authorization: `Bearer ${TOKEN}` };
+/** In every planted value and every name that must not be repeated. */
+const PLANT = "ZZPLANT";
+const WRITE = { content: `the content ${PLANT}`, scope: "project:edges", source: "user-said", category: "decision" };
+const NOT_APPLICABLE = CLASS_CONNECT_CODE[classOf("not_applicable")];
+
+type Row = {
+  name: string;
+  procedure: string;
+  body: Record<string, unknown>;
+  envelope: string;
+  /** The same typo as an MCP tool call, and the text it answers; absent when no tool has the call. */
+  mcp?: { tool: string; args: Record<string, unknown>; text: string };
+};
+
+const NAMELESS = `${PLANT}-name`;
+const LONG_NAME = `${PLANT}_${"x".repeat(57)}`; // 65 bytes, letters only: still too long to repeat
+const LONGEST_NAME = `Z${"z".repeat(63)}`; // 64 bytes: repeated
+
+const ROWS: Row[] = [
+  {
+    name: "a misspelt tag filter is refused, not dropped",
+    procedure: "SearchMemories",
+    body: { query: "x", scope: "a", tag: [`${PLANT}-tag`], k: 2 },
+    envelope: "field=tag hint=not_applicable: tag is not an argument of SearchMemories",
+    mcp: { tool: "search_memory", args: { query: "x", scope: "a", tag: [`${PLANT}-tag`], k: 2 }, text: "field=tag hint=not_applicable: tag is not an argument of search_memory" },
+  },
+  {
+    name: "an unknown field is refused before a known field's wrong type",
+    procedure: "SearchMemories",
+    body: { query: "q", tags: PLANT, tag: ["a"] },
+    envelope: "field=tag hint=not_applicable: tag is not an argument of SearchMemories",
+    mcp: { tool: "search_memory", args: { query: "q", tags: PLANT, tag: ["a"] }, text: "field=tag hint=not_applicable: tag is not an argument of search_memory" },
+  },
+  {
+    name: "the first unknown field in the order sent is the one named",
+    procedure: "GetMemory",
+    body: { id: "x", offset: 5, limt: PLANT },
+    envelope: "field=offset hint=not_applicable: offset is not an argument of GetMemory",
+    mcp: { tool: "get_memory", args: { id: "x", offset: 5, limt: PLANT }, text: "field=offset hint=not_applicable: offset is not an argument of get_memory" },
+  },
+  {
+    name: "a camelCase typo is named as sent, and still reads as an envelope",
+    procedure: "ListMemories",
+    body: { scope: "a", includeArchive: true, cursorMode: true },
+    envelope: "field=includeArchive hint=not_applicable: includeArchive is not an argument of ListMemories",
+    mcp: { tool: "list_memory", args: { scope: "a", includeArchive: true }, text: "field=includeArchive hint=not_applicable: includeArchive is not an argument of list_memory" },
+  },
+  {
+    name: "an unknown field set to null still counts as sent",
+    procedure: "ListTags",
+    body: { scope: "a", limt: null },
+    envelope: "field=limt hint=not_applicable: limt is not an argument of ListTags",
+    mcp: { tool: "list_tags", args: { scope: "a", limt: null }, text: "field=limt hint=not_applicable: limt is not an argument of list_tags" },
+  },
+  {
+    name: "a request message without fields takes none",
+    procedure: "ListScopes",
+    body: { scope: PLANT },
+    envelope: "field=scope hint=not_applicable: scope is not an argument of ListScopes",
+  },
+  {
+    name: "a name that is not a plain identifier is reported under request",
+    procedure: "GetMemory",
+    body: { id: "x", [NAMELESS]: 1 },
+    envelope: "field=request hint=not_applicable: an argument name is not an argument of GetMemory",
+    mcp: { tool: "get_memory", args: { id: "x", [NAMELESS]: 1 }, text: "field=arguments hint=not_applicable: an argument name is not an argument of get_memory" },
+  },
+  {
+    name: "a name over 64 bytes is reported under request",
+    procedure: "GetMemory",
+    body: { id: "x", [LONG_NAME]: 1 },
+    envelope: "field=request hint=not_applicable: an argument name is not an argument of GetMemory",
+    mcp: { tool: "get_memory", args: { id: "x", [LONG_NAME]: 1 }, text: "field=arguments hint=not_applicable: an argument name is not an argument of get_memory" },
+  },
+  {
+    name: "a plain name of exactly 64 bytes is repeated",
+    procedure: "GetMemory",
+    body: { id: "x", [LONGEST_NAME]: 1 },
+    envelope: `field=${LONGEST_NAME} hint=not_applicable: ${LONGEST_NAME} is not an argument of GetMemory`,
+    mcp: { tool: "get_memory", args: { id: "x", [LONGEST_NAME]: 1 }, text: `field=${LONGEST_NAME} hint=not_applicable: ${LONGEST_NAME} is not an argument of get_memory` },
+  },
+  {
+    name: "an unknown key inside a citation is named by its path",
+    procedure: "StoreMemory",
+    body: { ...WRITE, citations: [{ kind: "file", ref: "a", line: PLANT }] },
+    envelope: "field=citations[i] hint=not_applicable: citation 0: line is not a field of a citation",
+    mcp: {
+      tool: "store_memory",
+      args: { ...WRITE, citations: [{ kind: "file", ref: "a", line: PLANT }] },
+      text: "field=citations[i] hint=not_applicable: citation 0: line is not a field of a citation",
+    },
+  },
+  {
+    name: "an unknown key that is not a plain identifier inside a later citation",
+    procedure: "StoreDiscovery",
+    body: { content: `c ${PLANT}`, kind: "map", scope: "discovery:edges", citations: [{ kind: "file", ref: "a" }, { kind: "file", ref: "b", [NAMELESS]: "v" }] },
+    envelope: "field=citations[i] hint=not_applicable: citation 1: a field it has is not a field of a citation",
+    mcp: {
+      tool: "store_discovery",
+      args: { content: `c ${PLANT}`, kind: "map", scope: "discovery:edges", citations: [{ kind: "file", ref: "a" }, { kind: "file", ref: "b", [NAMELESS]: "v" }] },
+      text: "field=citations[i] hint=not_applicable: citation 1: a field it has is not a field of a citation",
+    },
+  },
+  {
+    name: "top-level unknown fields are refused before nested ones",
+    procedure: "StoreMemory",
+    body: { ...WRITE, citations: [{ kind: "file", ref: "a", line: 1 }], actor: PLANT },
+    envelope: "field=actor hint=not_applicable: actor is not an argument of StoreMemory",
+    mcp: {
+      tool: "store_memory",
+      args: { ...WRITE, citations: [{ kind: "file", ref: "a", line: 1 }], actor: PLANT },
+      text: "field=actor hint=not_applicable: actor is not an argument of store_memory",
+    },
+  },
+];
+
+/** The JSON wires: Connect, gRPC-Web and gRPC, each with its own framing. */
+const JSON_WIRES: Array<{ wire: Wire; framed: boolean }> = [
+  { wire: "connect-json", framed: false },
+  { wire: "grpc-web", framed: true },
+  { wire: "grpc", framed: true },
+];
+
+function jsonBody(v: unknown, framed: boolean): Buffer {
+  const b = Buffer.from(JSON.stringify(v));
+  return framed ? grpcFrame(b) : b;
+}
+
+let srv: RunningEngram;
+let mcp: Client;
+
+beforeAll(async () => {
+  srv = await runningEngram({ ENGRAM_AUTH_TOKENS: `alice=${TOKEN}` });
+  mcp = await srv.mcp(TOKEN);
+});
+afterAll(async () => srv?.close());
+
+describe("unknown JSON fields on the Connect lane (issue 24 item 1)", () => {
+  it("has unique row names, and not_applicable is failed_precondition in the vocabulary", () => {
+    expect(new Set(ROWS.map((r) => r.name)).size).toBe(ROWS.length);
+    expect(Code[NOT_APPLICABLE]).toBe(Code[Code.FailedPrecondition]);
+    for (const r of ROWS) expect(parse(r.envelope)).toMatchObject({ kind: "envelope", hint: "not_applicable" });
+  });
+
+  const cases = ROWS.flatMap((row) => JSON_WIRES.map((w) => ({ ...row, ...w, label: `${w.wire}: ${row.name}` })));
+
+  it.each(cases)("$label", async (row) => {
+    const a = await rawCall(srv.url, row.wire, row.procedure, jsonBody(row.body, row.framed), { headers: AUTH, json: true });
+    expect({ code: a.code === undefined ? "ok" : Code[a.code], message: a.message }).toEqual({ code: Code[NOT_APPLICABLE], message: row.envelope });
+    if (row.wire === "connect-json") {
+      expect(a.status).toBe(400);
+      expect(a.raw).toContain('"reason":"NOT_APPLICABLE"');
+    }
+    expect(a.raw).not.toContain(PLANT);
+  });
+
+  it.each(ROWS.filter((r) => r.mcp))("MCP, the same typo: $name", async (row) => {
+    const r = (await mcp.callTool({ name: row.mcp!.tool, arguments: row.mcp!.args })) as ToolResult;
+    expect(r.isError).toBe(true);
+    expect(texts(r)).toEqual([row.mcp!.text]);
+    // One sentence for both lanes: only the operation's name (and MCP's pseudo-field) differ.
+    const connect = row.envelope.replace(`of ${row.procedure}`, `of ${row.mcp!.tool}`).replace("field=request ", "field=arguments ");
+    expect(row.mcp!.text).toBe(connect);
+  });
+
+  it("writes nothing for a refused body, on any wire", async () => {
+    const r = await srv.connect(TOKEN).listMemories({ scope: "project:edges" });
+    expect(r.memories).toEqual([]);
+  });
+
+  it("echoes no planted value in any log line", () => {
+    expect(srv.log.text()).not.toContain(PLANT);
+  });
+});
+
+describe("what the unknown-field check lets through", () => {
+  it.each(JSON_WIRES)("$wire: proto names and JSON names alike", async ({ wire, framed }) => {
+    for (const [procedure, body] of [
+      ["SearchMemories", { query: "q", crossSpine: true, include_archived: false }],
+      ["SearchMemories", { query: "q", cross_spine: true, includeArchived: false }],
+      ["ListMemories", { scope: "s", page_token: "", cursorMode: false, include_scheduled: true, includeSuperseded: true }],
+      ["StoreMemory", { ...WRITE, content: `kept ${wire}`, base_dir: "/b", idempotencyKey: `k-${wire}`, citations: [{ kind: "file", ref: "a", locator: "1" }] }],
+      ["ScheduleMemory", { ...WRITE, content: `later ${wire}`, notBefore: "2999-01-01T00:00:00Z", not_after: "2999-02-01T00:00:00Z" }],
+    ] as const) {
+      const a = await rawCall(srv.url, wire, procedure, jsonBody(body, framed), { headers: AUTH, json: true });
+      expect({ procedure, code: a.code, message: a.message }).toEqual({ procedure, code: undefined, message: "" });
+    }
+  });
+
+  it.each(["connect-proto", "grpc-web", "grpc"] as const)("%s: binary protobuf skips a field number it does not know", async (wire) => {
+    const known = toBinary(SearchMemoriesRequestSchema, create(SearchMemoriesRequestSchema, { query: "q", crossSpine: true }));
+    // Field 999, a string holding the plant: what a newer client's new field looks like to this server.
+    const value = Buffer.from(PLANT);
+    const unknown = Buffer.concat([Buffer.from([0xba, 0x3e, value.length]), value]);
+    const msg = Buffer.concat([known, unknown]);
+    const a = await rawCall(srv.url, wire, "SearchMemories", wire === "connect-proto" ? msg : grpcFrame(msg), { headers: AUTH });
+    expect({ code: a.code, message: a.message }).toEqual({ code: undefined, message: "" });
+    expect(a.raw).not.toContain(PLANT);
+  });
+});
+
+describe("summary_model for a record never summarized (issue 24 item 10)", () => {
+  let id = "";
+  beforeAll(async () => {
+    id = (await srv.connect(TOKEN).storeMemory({ ...WRITE, content: "never summarized", tags: ["sm"] })).id;
+  });
+
+  const memoriesOf = (raw: string): Record<string, unknown>[] => {
+    // rawCall's raw is the headers as JSON (one flat object), then the body.
+    const body = JSON.parse(raw.slice(raw.indexOf("}") + 1)) as Record<string, unknown>;
+    const one = body.memory as Record<string, unknown> | undefined;
+    return one ? [one] : ((body.memories as Record<string, unknown>[] | undefined) ?? []);
+  };
+
+  it.each([
+    ["GetMemory", () => ({ id })],
+    ["ListMemories", () => ({ scope: "project:edges", full: true })],
+    ["SearchMemories", () => ({ query: "never summarized", scope: "project:edges", full: true })],
+  ] as const)("Connect JSON leaves the key out: %s", async (label, body) => {
+    const a = await rawCall(srv.url, "connect-json", label, jsonBody(body(), false), { headers: AUTH });
+    expect(a.status).toBe(200);
+    const rows = memoriesOf(a.raw);
+    expect(rows.length).toBeGreaterThan(0);
+    for (const m of rows) {
+      expect(m).not.toHaveProperty("summaryModel");
+      expect(m).toHaveProperty("schemaVersion");
+    }
+  });
+
+  // GetMemory's binary answer encodes a stored version once and reuses the bytes on later reads.
+  it("binary answers leave the field unset, on the first read and on the cached one", async () => {
+    const bearer: Interceptor = (next) => (req) => {
+      req.header.set("authorization", AUTH.authorization);
+      return next(req);
+    };
+    const binary = createClient(EngramService, createConnectTransport({ baseUrl: srv.url, httpVersion: "1.1", useBinaryFormat: true, interceptors: [bearer] }));
+    for (let i = 0; i < 2; i++) {
+      const m = (await binary.getMemory({ id })).memory!;
+      expect(m.id).toBe(id);
+      expect(m.summaryModel).toBeUndefined();
+      expect(m.schemaVersion).toBeDefined();
+    }
+  });
+});
