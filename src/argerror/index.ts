@@ -14,8 +14,8 @@ export {
   requestTimeoutMalformed,
   fieldNotDecodable,
 } from "./request-error.js";
-export { RULES, ruleError } from "./rules.js";
-export type { RuleId } from "./rules.js";
+export { RULES, CLI_TIER_RULES, ruleError } from "./rules.js";
+export type { RuleId, RuleTier } from "./rules.js";
 export { CLASS_CONNECT_CODE, CONNECT_CODE_NAME } from "./connect-code.js";
 export { EXIT_TABLE, EXIT, CONNECT_CODE_EXIT, exitForConnectCode } from "./exit-code.js";
 export type { ExitCode, ExitName } from "./exit-code.js";
@@ -41,6 +41,7 @@ export {
 } from "./unavailable.js";
 export type { UnavailableReason, Unavailability } from "./unavailable.js";
 export { DATA_LOSS_TEXT, DataLossError, dataLossOf } from "./data-loss.js";
+export { isServerText } from "./server-text.js";
 export type { DataLoss } from "./data-loss.js";
 export { classify, ResponseTooLargeError, INTERNAL_TEXT } from "./classify.js";
 export type { Classified } from "./classify.js";

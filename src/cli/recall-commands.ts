@@ -9,7 +9,7 @@ import {
   SearchMemoriesResponseSchema,
 } from "../gen/engram/v1/engram_pb.js";
 import { addClientFlags, resolveClient, type ClientFlagValues } from "./client-flags.js";
-import { checkPagingTrio, checkScopePair } from "./flag-rules.js";
+import { checkPagingTrio, checkScopePair, SCOPE_CROSS_SPINE_RULE } from "./flag-rules.js";
 import { collectList, parseUint } from "./list-values.js";
 import { emit } from "./output.js";
 import { callEngram } from "./rpc.js";
@@ -29,10 +29,15 @@ type FilterFlags = {
   includeScheduled?: boolean;
 };
 
+/**
+ * The help repeats the CLI-tier rule's own sentence: this lane refuses what
+ * Connect and MCP accept (they ignore the scope), and the help is where an
+ * operator learns that before the refusal does.
+ */
 function addScopeFlags(cmd: Command): Command {
   return cmd
     .option("--scope <scope>", "the scope to read; required unless --cross-spine")
-    .option("--cross-spine", "span every scope the caller may read (instead of --scope)");
+    .option("--cross-spine", `span every scope the caller may read instead of --scope (${SCOPE_CROSS_SPINE_RULE})`);
 }
 
 function addFilterFlags(cmd: Command): Command {
