@@ -13,8 +13,17 @@ export function collectList(value: string, previous: string[] | undefined): stri
   return [...(previous ?? []), ...parts];
 }
 
-/** Non-negative integers for uint64 knobs; no client-side upper bound (the server owns caps). */
+const UINT64_MAX = 2n ** 64n - 1n;
+
+/**
+ * Non-negative integers for uint64 knobs. The server owns every cap, so the
+ * only bound here is the wire's own: a number no uint64 can hold cannot be
+ * sent at all, and is refused like any other value that is not a uint64
+ * (the Connect JSON lane answers such a number the same way). The parse
+ * error names neither the flag nor the value; flag-errors.ts words it.
+ */
 export function parseUint(value: string): bigint {
-  if (!/^\d+$/.test(value.trim())) throw new InvalidArgumentError("expected a non-negative integer");
-  return BigInt(value.trim());
+  const text = value.trim();
+  if (!/^\d+$/.test(text) || BigInt(text) > UINT64_MAX) throw new InvalidArgumentError("expected a non-negative integer");
+  return BigInt(text);
 }

@@ -1,10 +1,12 @@
-import { Command, CommanderError } from "commander";
+import { CommanderError, type Command } from "commander";
 import pkg from "../../package.json" with { type: "json" };
 import { EXIT, type ExitCode } from "../argerror/index.js";
 import { buildCatalog } from "./catalog.js";
 import { registerCompletionCommand } from "./completion-command.js";
 import { registerCurationCommands } from "./curation-commands.js";
-import { CliFailure, cliLines } from "./failure.js";
+import { CliFailure, cliLines, usageError } from "./failure.js";
+import { EngramCommand, helpTarget, shownName } from "./flag-errors.js";
+import { refuseLegacyEnv } from "./legacy-env.js";
 import { registerOperatorBackfill } from "./operator-backfill.js";
 import { registerOperatorData } from "./operator-data.js";
 import { registerOperatorMigrate } from "./operator-migrate.js";
@@ -41,7 +43,7 @@ function writeStderr(text: string): void {
  * must create subcommands through `program.command`, never `addCommand`.
  */
 export function buildProgram(version = packageVersion()): Command {
-  const program = new Command()
+  const program = new EngramCommand()
     .name(BINARY)
     .description("Self-hosted long-term memory for coding agents. Run with no arguments for a JSON catalog of commands.")
     .version(version, "-v, --version", "print the version")
@@ -49,7 +51,10 @@ export function buildProgram(version = packageVersion()): Command {
     // An option after a subcommand belongs to that subcommand, so `migrate`
     // and `migrate status` can each have their own --output.
     .enablePositionalOptions()
-    .configureOutput({ writeErr: writeStderr, outputError: (str, write) => write(str.replace(/^error: /, "")) });
+    .configureOutput({ writeErr: writeStderr, outputError: (str, write) => write(str.replace(/^error: /, "")) })
+    // Before every verb's action, as the original's PersistentPreRunE: --help
+    // and --version run no action and stay available to find the way out.
+    .hook("preAction", () => refuseLegacyEnv());
   registerServeCommand(program);
   registerMcpCommand(program);
   registerRecallCommands(program);
@@ -84,24 +89,33 @@ export function exitForCommanderError(err: CommanderError): ExitCode {
 
 /**
  * Commander's own `help <command>` reads one word, so `engram help migrate
- * revert` would print migrate's help; asking the named command itself for
- * --help reaches any depth.
+ * revert` would print migrate's help, and it answers a word that names no
+ * command with the general help and status 0. Asking the named command
+ * itself for --help reaches any depth; a word that names nothing is a usage
+ * error, like any other bad argument.
  */
-export function helpArgs(args: readonly string[]): string[] {
-  if (args[0] === "help" && args.length > 1 && !args.slice(1).some((a) => a.startsWith("-"))) return [...args.slice(1), "--help"];
-  return [...args];
+export function helpArgs(program: Command, args: readonly string[]): string[] {
+  if (args[0] !== "help") return [...args];
+  const words = args.slice(1).filter((a) => !a.startsWith("-"));
+  if (helpTarget(program, words) === undefined) {
+    const bad = words.find((_, i) => helpTarget(program, words.slice(0, i + 1)) === undefined) ?? "";
+    const name = shownName(bad);
+    throw usageError(`help: unknown command${name === undefined ? "" : ` '${name}'`}; run \`engram help\` for the list of commands`);
+  }
+  return [...words, "--help"];
 }
 
 /** Runs one invocation; `args` excludes node and the script. Returns the exit status. */
 export async function runCli(args: readonly string[]): Promise<ExitCode> {
   const version = packageVersion();
   const program = buildProgram(version);
-  if (args.length === 0) {
-    process.stdout.write(JSON.stringify(buildCatalog(program, version), null, 2) + "\n");
-    return EXIT.ok;
-  }
   try {
-    await program.parseAsync(helpArgs(args), { from: "user" });
+    if (args.length === 0) {
+      refuseLegacyEnv();
+      process.stdout.write(JSON.stringify(buildCatalog(program, version), null, 2) + "\n");
+      return EXIT.ok;
+    }
+    await program.parseAsync(helpArgs(program, args), { from: "user" });
     return EXIT.ok;
   } catch (err) {
     if (err instanceof CliFailure) {
