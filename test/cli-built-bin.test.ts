@@ -122,7 +122,7 @@ describe("the built engram bin", { timeout: 120_000 }, () => {
       expect(asked).toBe("/engram.v1.EngramService/GetMemory");
       expect({ code: r.code, lines: r.stderr.split("\n").filter(Boolean) }).toEqual({
         code: EXIT.not_found,
-        lines: ["engram: WARNING: TLS certificate verification is disabled (--insecure); do not use against an untrusted network", "engram: not found: 0000000000"],
+        lines: ["engram: WARNING: TLS certificate verification is disabled (--insecure); do not use against an untrusted network", "not found: 0000000000"],
       });
       expect(r.loaded).toContain("node:https");
     } finally {

@@ -179,7 +179,7 @@ describe("engram client verbs against a real server", { timeout: 180_000 }, () =
     expect(await ok(["delete", short_id])).toBe("{}\n");
     const gone = await runEngram(["get", short_id], { ENGRAM_SERVER_URL: server.url });
     expect(gone.code).toBe(EXIT.not_found);
-    expect(gone.stderr).toBe(`engram: not found: ${short_id}\n`);
+    expect(gone.stderr).toBe(`not found: ${short_id}\n`);
   });
 
   it("sends the bearer token from ENGRAM_TOKEN to a server that requires one", async () => {

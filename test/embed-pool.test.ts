@@ -120,13 +120,13 @@ describe("a full queue (1 worker, queue 1, a blocked model)", () => {
     }
   });
 
-  it("makes `engram store` exit 5 with the same text on stderr after the engram: prefix every non-envelope line carries", async () => {
+  it("makes `engram store` exit 5 with the same text on stderr, exactly as the server sent it", async () => {
     const run = await runEngram([
       "store", "--content", "third from the CLI: secret-overflow-text", "--scope", "repo:full",
       "--source", RECORD.source, "--category", RECORD.category, "--server", server.url,
     ]);
     expect(run.code).toBe(EXIT.unavailable);
-    expect(run.stderr.trim()).toBe(`engram: ${AT_CAPACITY}`);
+    expect(run.stderr.trim()).toBe(AT_CAPACITY);
   });
 
   it("logs each refusal at warn with its reason, never the content", () => {

@@ -107,7 +107,7 @@ describe("a server whose OpenAI-compatible embedder is unreachable", () => {
       "--source", "user-said", "--category", "decision", "--server", server.url,
     ]);
     expect(run.code).toBe(EXIT.unavailable);
-    expect(run.stderr.trim()).toBe(`engram: ${UNREACHABLE}`);
+    expect(run.stderr.trim()).toBe(UNREACHABLE);
   });
 
   it("logs a warn line with the cause class and never the content", () => {

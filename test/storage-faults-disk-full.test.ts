@@ -93,7 +93,7 @@ describe.skipIf(skip !== undefined)("a store on a full disk", { timeout: 120_000
     });
     refused.push("from the cli");
     expect(r.code).toBe(EXIT.unavailable);
-    expect(r.stderr.trim()).toBe(`engram: ${CANNOT_WRITE}`);
+    expect(r.stderr.trim()).toBe(CANNOT_WRITE);
   });
 
   it("logs the episode once, at warn, with the cause class", () => {

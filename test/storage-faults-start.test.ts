@@ -155,7 +155,7 @@ describe("a database with damaged pages in the middle", { timeout: 120_000 }, ()
       expect({ code: (err as ConnectError).code, message: (err as ConnectError).rawMessage }).toEqual({ code: Code.DataLoss, message: DATA_LOSS_TEXT });
     }
     const cli = await runEngram(["list", "--scope", "repo:1"], { ENGRAM_SERVER_URL: running.server.url });
-    expect({ code: cli.code, stderr: cli.stderr.trim() }).toEqual({ code: EXIT.unclassified, stderr: `engram: ${DATA_LOSS_TEXT}` });
+    expect({ code: cli.code, stderr: cli.stderr.trim() }).toEqual({ code: EXIT.unclassified, stderr: DATA_LOSS_TEXT });
     const damaged = log.lines.filter((l) => l.includes('"msg":"stored data is damaged'));
     expect(damaged).toHaveLength(1);
     expect(JSON.parse(damaged[0]!)).toEqual({

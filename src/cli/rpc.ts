@@ -1,6 +1,6 @@
 import { Code, ConnectError, createClient, type CallOptions, type Client } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
-import { CONNECT_CODE_NAME, exitForConnectCode } from "../argerror/index.js";
+import { CONNECT_CODE_NAME, exitForConnectCode, isServerText } from "../argerror/index.js";
 import { EngramService } from "../gen/engram/v1/engram_pb.js";
 import type { ClientSettings } from "./client-flags.js";
 import { CliFailure, cliLines } from "./failure.js";
@@ -11,8 +11,7 @@ export type EngramClient = Client<typeof EngramService>;
 /**
  * Runs one RPC with the resolved settings. The deadline is the per-call
  * timeout, so a fired --timeout surfaces as Connect deadline_exceeded. A
- * failure's exit status comes from the shared Connect-code map, and its
- * stderr line is the server's message exactly as sent.
+ * failure's exit status comes from the shared Connect-code map.
  */
 export async function callEngram<T>(
   settings: ClientSettings,
@@ -31,11 +30,15 @@ export async function callEngram<T>(
     return await fn(client, options);
   } catch (err) {
     const ce = ConnectError.from(err);
-    // An envelope is the whole line; anything else (the server's other
-    // messages, a transport's "connect ECONNREFUSED …") carries the prefix.
-    let line = cliLines(ce.rawMessage !== "" ? ce.rawMessage : CONNECT_CODE_NAME[ce.code]);
-    if (ce.code === Code.Unauthenticated) line += tokenHint(settings.token !== undefined);
-    throw new CliFailure(exitForConnectCode(ce.code), line);
+    const text = ce.rawMessage !== "" ? ce.rawMessage : CONNECT_CODE_NAME[ce.code];
+    // The server's own words (an envelope, a sentinel such as `not found: …`)
+    // are the whole line, as the reference CLI and every other lane show
+    // them. A transport's message ("connect ECONNREFUSED …") and the 401
+    // line, which the CLI extends with its own remedy, carry the prefix.
+    if (ce.code === Code.Unauthenticated) {
+      throw new CliFailure(exitForConnectCode(ce.code), cliLines(text) + tokenHint(settings.token !== undefined));
+    }
+    throw new CliFailure(exitForConnectCode(ce.code), isServerText(text) ? text : cliLines(text));
   }
 }
 
