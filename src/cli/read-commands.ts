@@ -138,7 +138,10 @@ export function registerReadCommands(program: Command): void {
     const req = create(ListRulesRequestSchema, { scopes: o.scopes ?? [], tags: o.tags ?? [], full: o.full ?? false });
     const res = await callEngram(settings, (c, opts) => c.listRules(req, opts));
     emit(settings.output, ListRulesResponseSchema, res, () => {
-      const lines = [memoryTable(res.rules, { score: false, now: new Date() })];
+      // A compact rule row carries no category (every row of ListRules is a
+      // rule); the table names it rather than leave the column blank.
+      const rows = res.rules.map((r) => (r.category === "" ? { ...r, category: "rule" } : r));
+      const lines = [memoryTable(rows, { score: false, now: new Date() })];
       if (res.advisory !== "") lines.push(`advisory: ${res.advisory}`);
       return lines.join("\n");
     });
