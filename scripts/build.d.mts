@@ -2,4 +2,4 @@ import type { BuildOptions } from "esbuild";
 
 export declare const EXTERNAL: string[];
 export declare function bundleOptions(entryPoints: Record<string, string>, outdir: string): BuildOptions;
-export declare function buildDist(): Promise<void>;
+export declare function buildDist(dist?: string): Promise<void>;

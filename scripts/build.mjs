@@ -4,8 +4,8 @@
 // hundred small modules, which is most of what a short verb costs.
 // Plain JavaScript on purpose: `npm ci` runs this through `prepare`, before
 // anything could compile TypeScript. Type checking is `tsc --noEmit -p .`.
-import { mkdtempSync, renameSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { chmodSync, mkdtempSync, renameSync, rmSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { buildConsole } from "./build-console.mjs";
@@ -93,13 +93,21 @@ export function bundleOptions(entryPoints, outdir) {
   };
 }
 
-export async function buildDist() {
-  // Chunk names carry a content hash, so building over the old dist/ would
-  // leave yesterday's chunks lying next to today's. Build into a fresh
-  // folder and swap it in with renames, so a process that starts meanwhile
-  // (or a second build running at once) never sees half of each.
-  const dist = join(root, "dist");
-  const next = mkdtempSync(join(root, ".dist-next-"));
+/**
+ * Builds into `dist` (the checkout's dist/ unless told otherwise; a test
+ * builds a private copy). Chunk names carry a content hash, so building over
+ * the old dist/ would leave yesterday's chunks lying next to today's. Build
+ * into a fresh folder beside it and swap it in with renames, so a process
+ * that starts meanwhile (or a second build running at once) never sees half
+ * of each.
+ */
+export async function buildDist(dist = join(root, "dist")) {
+  const next = mkdtempSync(join(dirname(dist), ".dist-next-"));
+  // mkdtemp makes its folder private (0700), and the rename would carry
+  // that onto dist/: a checkout built by root could then be run by no other
+  // user, a service account included. Give it the mode a plain mkdir gives
+  // (0755 under the usual umask), like every folder and file esbuild writes.
+  chmodSync(next, 0o777 & ~process.umask());
   try {
     // The worker pool starts `./embed-worker.js` next to its own module (and
     // a migration sweep `./sweep-worker.js`), and every chunk sits in dist/
