@@ -39,7 +39,8 @@ import {
   type ErrorClass,
 } from "../src/argerror/index.js";
 import { fieldShapeError } from "../src/connect/decode-diagnosis.js";
-import { ScheduleMemoryRequestSchema, SearchMemoriesRequestSchema } from "../src/gen/engram/v1/engram_pb.js";
+import { ScheduleMemoryRequestSchema, SearchMemoriesRequestSchema, StoreMemoryRequestSchema } from "../src/gen/engram/v1/engram_pb.js";
+import { rejectUnknownJsonFields } from "../src/connect/unknown-fields.js";
 
 const fieldOf = (schema: typeof SearchMemoriesRequestSchema | typeof ScheduleMemoryRequestSchema, name: string) =>
   schema.fields.find((f) => f.name === name)!;
@@ -461,6 +462,12 @@ const EXAMPLES: ReadonlyArray<readonly [string, string]> = [
   ["flag of the wrong type", thrown(() => checkArgKinds(ARG_KINDS.search, { full: "yes" } as unknown as SearchArgs))],
   ["unknown MCP argument", thrown(() => rejectUnknownArguments("list_memory", ["scope"], { offset: 5 }))],
   ["unknown MCP argument with a long name", thrown(() => rejectUnknownArguments("list_memory", ["scope"], { ["x".repeat(65)]: 1 }))],
+  ["unknown Connect JSON field", thrown(() => rejectUnknownJsonFields(SearchMemoriesRequestSchema, { tag: ["x"] }, "SearchMemories"))],
+  ["unknown Connect JSON field with a name not shown", thrown(() => rejectUnknownJsonFields(SearchMemoriesRequestSchema, { "a b": 1 }, "SearchMemories"))],
+  [
+    "unknown Connect JSON field inside a citation",
+    thrown(() => rejectUnknownJsonFields(StoreMemoryRequestSchema, { citations: [{ kind: "file", ref: "a", line: 1 }] }, "StoreMemory")),
+  ],
 ];
 
 /** Every line inside the doc's ```text fences: the place worked examples live. */
