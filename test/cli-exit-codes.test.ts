@@ -328,11 +328,11 @@ const ROWS: Row[] = [
     stderrLine: "field=update_mask hint=required: update_mask must contain at least one path, each of: content, shared, tags, summary",
   },
   {
-    name: "a --citation that is not a JSON object is refused before dialing",
+    name: "a --citation that is not a JSON object is refused before dialing, by the core's own citation check",
     args: ["store", "--content", "x", "--scope", "s", ...RECORD, "--citation", "file:a.ts"],
     target: "untouched",
     exit: EXIT.usage,
-    stderrHas: "field=citations[0] hint=format:",
+    stderrLine: "field=citations hint=format: citation 0 must be an object",
   },
 
   {

@@ -1,7 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import { FieldMaskSchema, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { Command } from "commander";
-import { argError } from "../argerror/index.js";
 import {
   CitationSchema,
   DeleteMemoryRequestSchema,
@@ -18,6 +17,7 @@ import {
 } from "../gen/engram/v1/engram_pb.js";
 import { addClientFlags, resolveClient, type ClientFlagValues } from "./client-flags.js";
 import { usageError } from "./failure.js";
+import { checkArgKinds } from "../core/arg-kinds.js";
 import { parseRfc3339 } from "../core/validate.js";
 import { collectList } from "./list-values.js";
 import { emit } from "./output.js";
@@ -65,26 +65,27 @@ function addRecordFlags(cmd: Command): Command {
     .option("--idempotency-key <key>", "retrying with the same key and content replays the first write");
 }
 
-const CITATION_KEYS = ["kind", "ref", "locator", "pin", "excerpt"] as const;
-const CITATION_FORMAT =
-  'each --citation must be a JSON object whose only keys are kind, ref, locator, pin and excerpt, all strings';
-
+/**
+ * A --citation is JSON the caller typed, exactly what an MCP agent sends as
+ * a citations entry, so it is checked by the core's own citation check: the
+ * same envelopes, word for word, for an unknown key or a key that is not a
+ * string. Text that is not JSON at all is, like any non-object, "must be an
+ * object". Nothing the caller typed is repeated.
+ */
 export function parseCitations(raw: readonly string[] | undefined): Citation[] {
-  return (raw ?? []).map((text, i) => {
-    let value: unknown;
+  const values = (raw ?? []).map((text): unknown => {
     try {
-      value = JSON.parse(text);
+      return JSON.parse(text);
     } catch {
-      value = undefined;
+      return null;
     }
-    const ok =
-      typeof value === "object" &&
-      value !== null &&
-      !Array.isArray(value) &&
-      Object.entries(value).every(([k, v]) => (CITATION_KEYS as readonly string[]).includes(k) && typeof v === "string");
-    if (!ok) throw usageError(argError(`citations[${i}]`, "format", CITATION_FORMAT).message);
-    return create(CitationSchema, value as Partial<Record<(typeof CITATION_KEYS)[number], string>>);
   });
+  try {
+    checkArgKinds({ citations: "citations" }, { citations: values });
+  } catch (err) {
+    throw usageError((err as Error).message);
+  }
+  return values.map((v) => create(CitationSchema, v as Partial<Pick<Citation, "kind" | "ref" | "locator" | "pin" | "excerpt">>));
 }
 
 function recordFields(o: RecordFlags) {
