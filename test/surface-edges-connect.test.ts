@@ -2,12 +2,20 @@
  * Issue 24, the Connect side: an unknown JSON field is refused on every JSON
  * wire (Connect, gRPC-Web, gRPC) with the sentence MCP uses for an unknown
  * argument, under the code the vocabulary gives `not_applicable`; binary
- * protobuf still skips field numbers it does not know; and a record never
- * summarized carries no `summaryModel` in JSON. One row per case, each
+ * protobuf still skips field numbers it does not know; a record never
+ * summarized carries no `summaryModel` in JSON; a foreign Origin gets the
+ * bare 403 the docs promise; and docs/operations.md quotes what `buf curl`
+ * really prints without `--reflect-header`. One row per case, each
  * against a real server on a loopback port, and a planted value (in a value,
  * or in a field name that is not a plain identifier) must come back on no
  * wire and in no log line.
  */
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import http from "node:http";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { promisify } from "node:util";
 import { toBinary, create } from "@bufbuild/protobuf";
 import { Code, createClient, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
@@ -262,5 +270,75 @@ describe("summary_model for a record never summarized (issue 24 item 10)", () =>
       expect(m.summaryModel).toBeUndefined();
       expect(m.schemaVersion).toBeDefined();
     }
+  });
+});
+
+describe("a foreign Origin gets a bare 403 (issue 24 item 9)", () => {
+  const ORIGIN = `http://${PLANT.toLowerCase()}.example`;
+  const INIT = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+  const ORIGIN_ROWS: Array<{ route: string; path: string; method: string; type?: string; body?: string }> = [
+    { route: "Connect JSON", path: "/engram.v1.EngramService/ListScopes", method: "POST", type: "application/json", body: "{}" },
+    { route: "gRPC-Web", path: "/engram.v1.EngramService/ListScopes", method: "POST", type: "application/grpc-web+proto", body: "\0\0\0\0\0" },
+    { route: "MCP", path: "/mcp", method: "POST", type: "application/json", body: INIT },
+    { route: "the liveness probe", path: "/healthz", method: "GET" },
+    { route: "the readiness probe", path: "/readyz", method: "GET" },
+    { route: "metrics", path: "/metrics", method: "GET" },
+  ];
+
+  it.each(ORIGIN_ROWS)("$route: status 403, an empty body, no content type", async (row) => {
+    const a = await new Promise<{ status: number; type: string | undefined; body: string }>((done, fail) => {
+      const headers: Record<string, string> = { ...AUTH, origin: ORIGIN, accept: "application/json, text/event-stream" };
+      if (row.type) headers["content-type"] = row.type;
+      const req = http.request(`${srv.url}${row.path}`, { method: row.method, headers }, (res) => {
+        let body = "";
+        res.setEncoding("utf8").on("data", (d: string) => (body += d));
+        res.on("end", () => done({ status: res.statusCode ?? 0, type: res.headers["content-type"], body }));
+      });
+      req.on("error", fail);
+      req.end(row.body);
+    });
+    expect(a).toEqual({ status: 403, type: undefined, body: "" });
+  });
+
+  it("logs no trace of the refused Origin", () => {
+    expect(srv.log.text().toLowerCase()).not.toContain(PLANT.toLowerCase());
+  });
+});
+
+/** Somewhere with no buf.yaml: buf can learn the schema only by reflection. */
+const ELSEWHERE = mkdtempSync(join(tmpdir(), "engram-edges-bufcurl-"));
+afterAll(() => rmSync(ELSEWHERE, { recursive: true, force: true }));
+
+async function bufCurl(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const r = await promisify(execFile)(resolve("node_modules/.bin/buf"), ["curl", "--protocol", "grpc", "--http2-prior-knowledge", ...args], { cwd: ELSEWHERE, timeout: 60_000 });
+    return { code: 0, stdout: r.stdout, stderr: r.stderr };
+  } catch (err) {
+    const e = err as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof e.code === "number" ? e.code : -1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" };
+  }
+}
+
+// The store plays no part here, so one project runs it.
+describe.skipIf(process.env.ENGRAM_TEST_STORE === "qdrant-fake")("buf curl without --reflect-header, as docs/operations.md quotes it (issue 24 item 9)", () => {
+  const doc = readFileSync(resolve("docs/operations.md"), "utf8").replace(/\s+/g, " ");
+  const rows = [
+    {
+      call: "the documented SearchMemories call",
+      args: () => ["-H", `Authorization: Bearer ${TOKEN}`, "-d", '{"query":"which database","scope":"repo:demo"}', `${srv.url}/engram.v1.EngramService/SearchMemories`],
+      prints: 'Failure: failed to find service named "engram.v1.EngramService" in schema',
+    },
+    {
+      call: "--list-services",
+      args: () => ["-H", `Authorization: Bearer ${TOKEN}`, "--list-services", srv.url],
+      prints: "you are not authenticated. Set the BUF_TOKEN environment variable",
+    },
+  ];
+
+  it.each(rows)("$call: exits 1 and prints what the doc says", async (row) => {
+    expect(doc).toContain(row.prints);
+    const r = await bufCurl(row.args());
+    expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 1, stdout: "" });
+    expect(r.stderr).toContain(row.prints);
   });
 });
