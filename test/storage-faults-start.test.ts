@@ -15,6 +15,7 @@ import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { afterAll, describe, expect, it } from "vitest";
 import { DATA_LOSS_TEXT, EXIT } from "../src/argerror/index.js";
+import { noStoreLine } from "../src/cli/operator-store.js";
 import { serve, StartupError } from "../src/app.js";
 import { FakeEmbedder } from "../src/embed/index.js";
 import { EngramService } from "../src/gen/engram/v1/engram_pb.js";
@@ -70,10 +71,10 @@ async function refusalOf(dataDir: string): Promise<string> {
 }
 
 /** The binary refuses with the same line and exit 2, whether it is asked to serve or to run an operator verb. */
-async function expectCliRefusal(dataDir: string, message: string): Promise<void> {
-  for (const args of [["serve", "--listen-addr", "127.0.0.1:0"], ["migrate"]]) {
+async function expectCliRefusal(dataDir: string, message: string, migrateMessage = message): Promise<void> {
+  for (const [args, want] of [[["serve", "--listen-addr", "127.0.0.1:0"], message], [["migrate"], migrateMessage]] as const) {
     const r = await runEngram(args, { ENGRAM_DATA_DIR: dataDir });
-    expect({ verb: args[0], code: r.code, line: r.stderr.trim().split("\n").pop() }).toEqual({ verb: args[0], code: EXIT.usage, line: `engram: ${message}` });
+    expect({ verb: args[0], code: r.code, line: r.stderr.trim().split("\n").pop() }).toEqual({ verb: args[0], code: EXIT.usage, line: `engram: ${want}` });
   }
 }
 
@@ -292,7 +293,8 @@ describe.skipIf(roSkip !== undefined)("a read-only file system", { timeout: 120_
     expect(message).toBe(
       `cannot open the store at ${join(dataDir, "engram.db")}: the data directory cannot be created: the file system is read-only; mount it read-write, or point ENGRAM_DATA_DIR at a writable directory`,
     );
-    await expectCliRefusal(dataDir, message);
+    // An operator verb never makes a store, so it stops earlier: there is none to open.
+    await expectCliRefusal(dataDir, message, noStoreLine({ ENGRAM_DATA_DIR: dataDir }));
   });
 });
 

@@ -7,14 +7,25 @@ import type { OutputMode } from "./client-flags.js";
 import { usageError } from "./failure.js";
 import { addBatchSizeFlag, addOutputFlag, batchSize, failure, outputMode, writeDocument } from "./operator-common.js";
 import { ProgressReporter, progressMode } from "./operator-progress.js";
-import { withServingStore, withOperatorStore } from "./operator-store.js";
+import { qdrantConnectionOf, qdrantFailure, requireQdrantCollection, withServingStore, withOperatorStore } from "./operator-store.js";
 import { table } from "./text.js";
 
 /**
  * Portable data: `engram export` (JSON Lines on stdout), `engram import
  * <file>` and `engram backup <file>`. Operator verbs: they open the store
- * under ENGRAM_DATA_DIR directly and see every owner's records.
+ * `engram serve` would serve (the file under ENGRAM_DATA_DIR, or the Qdrant
+ * collection with ENGRAM_QDRANT_URL set) and see every owner's records.
  */
+
+/**
+ * Backup copies the SQLite file; there is none behind a Qdrant deployment.
+ * Copying the embedded default instead would report a backup of the wrong
+ * store, so the verb refuses before it opens anything and names the tool
+ * that does back up a collection.
+ */
+export const BACKUP_ON_QDRANT =
+  "engram backup copies the embedded store's SQLite file and does not support the Qdrant store that ENGRAM_QDRANT_URL configures; " +
+  "back up the collection with Qdrant's snapshot API (POST /collections/<collection>/snapshots on every node), see docs/qdrant.md";
 
 export const OWNER_ALL_OWNERS_EXCLUSIVE = "--owner and --all-owners cannot be combined; --all-owners already covers every owner";
 export const OWNER_REQUIRED = "name the records to export: --owner <owner> (\"\" is the anonymous owner) or --all-owners";
@@ -34,20 +45,35 @@ async function runExport(o: ExportFlags): Promise<void> {
   if (o.owner !== undefined && o.allOwners) throw usageError(OWNER_ALL_OWNERS_EXCLUSIVE);
   if (o.owner === undefined && !o.allOwners) throw usageError(OWNER_REQUIRED);
   const progress = progressMode();
+  const reporter = () => new ProgressReporter(progress, "exported");
+  const opts = (r: ProgressReporter) => ({
+    ...(o.owner !== undefined ? { owner: o.owner } : {}),
+    allOwners: o.allOwners === true,
+    ...(o.scope !== undefined ? { scope: o.scope } : {}),
+    vectors: o.vectors !== false,
+    write: writeStdout,
+    onProgress: (done: number, total: number) => r.update(done, total),
+  });
+  if (process.env.ENGRAM_QDRANT_URL) {
+    const { exportQdrant } = await import("../operator/export-qdrant.js");
+    await requireQdrantCollection(process.env, "read");
+    const r = reporter();
+    try {
+      await exportQdrant(qdrantConnectionOf(process.env), opts(r));
+    } catch (err) {
+      throw qdrantFailure(err);
+    } finally {
+      r.finish();
+    }
+    return;
+  }
   const { exportRecords } = await import("../operator/export-records.js");
   await withOperatorStore(async ({ store }) => {
-    const reporter = new ProgressReporter(progress, "exported");
+    const r = reporter();
     try {
-      await exportRecords(store, {
-        ...(o.owner !== undefined ? { owner: o.owner } : {}),
-        allOwners: o.allOwners === true,
-        ...(o.scope !== undefined ? { scope: o.scope } : {}),
-        vectors: o.vectors !== false,
-        write: writeStdout,
-        onProgress: (done, total) => reporter.update(done, total),
-      });
+      await exportRecords(store, opts(r));
     } finally {
-      reporter.finish();
+      r.finish();
     }
   });
 }
@@ -90,6 +116,7 @@ async function runImport(file: string, o: { output?: OutputMode; batchSize?: big
   const progress = progressMode();
   const total = file === "-" || progress === "off" ? 0 : countLines(file);
   const { importRecords, ImportStopped, ImportRefused, LineError } = await import("../operator/index.js");
+  // An import is how a store is first filled (a move to a new machine, or to Qdrant), so it alone may create one.
   const report = await withServingStore(async ({ store, embedder }) => {
     const reporter = new ProgressReporter(progress, "imported");
     try {
@@ -109,7 +136,7 @@ async function runImport(file: string, o: { output?: OutputMode; batchSize?: big
       reporter.finish();
       await (embedder as { close?: () => Promise<void> | void }).close?.();
     }
-  });
+  }, process.env, { mayCreate: true });
   writeDocument(output, report, () => importText(report));
 }
 
@@ -121,6 +148,7 @@ export function backupText(r: BackupReport): string {
 }
 
 async function runBackup(file: string, o: { output?: OutputMode }): Promise<void> {
+  if (process.env.ENGRAM_QDRANT_URL) throw usageError(BACKUP_ON_QDRANT);
   const output = outputMode(o.output);
   const progress = progressMode();
   const { backupStore, BackupTargetExists } = await import("../operator/backup.js");
@@ -143,8 +171,9 @@ export function registerOperatorData(program: Command): void {
     .command("export")
     .summary("write records as JSON Lines on stdout")
     .description(
-      "Write the records of the store under ENGRAM_DATA_DIR to stdout as JSON Lines: a header naming the embedder, then one line per " +
-        "record with every stored field (lifecycle included) and its vector. Reads one consistent snapshot, also while a server runs.",
+      "Write the records of the store under ENGRAM_DATA_DIR (or of the Qdrant collection, with ENGRAM_QDRANT_URL set) to stdout as " +
+        "JSON Lines: a header naming the embedder, then one line per record with every stored field (lifecycle included) and its vector. " +
+        "On the embedded store it reads one consistent snapshot, also while a server runs.",
     )
     .option("--owner <owner>", 'export this owner\'s records ("" is the anonymous owner)')
     .option("--all-owners", "export every owner's records")
@@ -156,7 +185,8 @@ export function registerOperatorData(program: Command): void {
     .command("import")
     .summary("read records back from an export (- for stdin)")
     .description(
-      "Read an `engram export` file into the store under ENGRAM_DATA_DIR, keeping ids, short ids, timestamps, supersede links and " +
+      "Read an `engram export` file into the store under ENGRAM_DATA_DIR (or the Qdrant collection, with ENGRAM_QDRANT_URL set; " +
+        "the one operator verb that creates the store when there is none), keeping ids, short ids, timestamps, supersede links and " +
         "archive state. Batches are transactions; importing a file again changes nothing. Records are re-embedded when the export's " +
         "embedder is not the configured one.",
     )
@@ -170,7 +200,8 @@ export function registerOperatorData(program: Command): void {
     .summary("copy the store's database consistently, also while a server runs")
     .description(
       "Copy the database under ENGRAM_DATA_DIR to <file> with SQLite's online backup, while a server may keep writing, and check that " +
-        "the copy opens. The vector index is rebuilt from the records, so the file is all a restore needs. Never overwrites a file.",
+        "the copy opens. The vector index is rebuilt from the records, so the file is all a restore needs. Never overwrites a file. " +
+        "Refused with ENGRAM_QDRANT_URL set: back a collection up with Qdrant's snapshot API.",
     )
     .argument("<file>", "where to write the copy (must not exist)");
   addOutputFlag(backup);

@@ -1,4 +1,3 @@
-import { ConnectError } from "@connectrpc/connect";
 import { Option, type Command } from "commander";
 import type { Embedder } from "../embed/embedder.js";
 import { EXIT, RULES } from "../argerror/index.js";
@@ -7,7 +6,7 @@ import type { OutputMode } from "./client-flags.js";
 import { usageError } from "./failure.js";
 import { addBatchSizeFlag, addOutputFlag, batchSize, Deadline, failure, outputMode, parseSweepTimeout, SweepTimeoutError, writeDocument } from "./operator-common.js";
 import { ProgressReporter, progressMode } from "./operator-progress.js";
-import { storeFaultExit, withOperatorStore } from "./operator-store.js";
+import { qdrantConnectionOf, qdrantFailure, requireQdrantCollection, withOperatorStore } from "./operator-store.js";
 import { table } from "./text.js";
 import { dataDirOf } from "../data-dir.js";
 
@@ -112,8 +111,9 @@ async function runOnQdrant(run: RunSettings, env: NodeJS.ProcessEnv): Promise<Re
   }
   const hooks = loopHooks(run);
   try {
+    await requireQdrantCollection(env, run.apply ? "write" : "read");
     return await reindexQdrant(
-      { url: env.ENGRAM_QDRANT_URL!, apiKey: env.ENGRAM_QDRANT_API_KEY || undefined, collection: env.ENGRAM_QDRANT_COLLECTION || undefined },
+      qdrantConnectionOf(env),
       embedder,
       { apply: run.apply, batch: run.batch, onProgress: hooks.onProgress, between: hooks.between },
     );
@@ -131,14 +131,6 @@ async function runOnQdrant(run: RunSettings, env: NodeJS.ProcessEnv): Promise<Re
   }
 }
 
-/** A Qdrant run's errors in the exit table: a refused deployment is usage, a store that cannot take it now is 5, a store timeout 6. */
-function qdrantFailure(err: unknown): unknown {
-  if (!(err instanceof Error)) return err;
-  if (err.name === "QdrantSetupError") return failure(EXIT.usage, err.message);
-  if (err.name === "EmbedderError" || err.name === "ReindexBehindError") return failure(EXIT.unavailable, err.message);
-  const exit = storeFaultExit(err);
-  return exit === undefined ? err : failure(exit, err instanceof ConnectError ? err.rawMessage : err.message);
-}
 
 export function registerOperatorReindex(program: Command): void {
   const cmd = program

@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import type { CoreDeps } from "../core/deps.js";
 import type { Embedder } from "../embed/embedder.js";
 import type { EmbeddedStore } from "../store/embedded-store.js";
@@ -5,6 +7,8 @@ import type { Code } from "@connectrpc/connect";
 import type { MigrationStore } from "../store/migrations/migration-store.js";
 import type { Store } from "../store/store.js";
 import { EXIT, exitForConnectCode, type ExitCode } from "../argerror/index.js";
+import { DATA_DIR_ENV, dataDirOf } from "../data-dir.js";
+import type { QdrantConnection } from "../operator/reindex-qdrant.js";
 import { CliFailure } from "./failure.js";
 import { failure } from "./operator-common.js";
 
@@ -33,8 +37,65 @@ export type OperatorStore = {
  * How a verb has the file checked (see EmbeddedStoreOptions.integrityCheck):
  * before it runs, or, for a sweep, alongside its reads and before its first
  * write; either way a damaged file is refused with the same line.
+ * `mayCreate` is for `engram import` alone: every other operator verb
+ * refuses a store that does not exist rather than make an empty one and
+ * report on it, which would tell an operator pointed at the wrong place
+ * that all is well.
  */
-export type CheckMode = { checkAlongside?: boolean };
+export type CheckMode = { checkAlongside?: boolean; mayCreate?: boolean };
+
+/** Who may make a store where there is none, for the refusals' remedy. */
+const CREATORS = "only engram serve, engram mcp and engram import create one";
+
+/** The line of a verb refused because the data directory holds no store. */
+export function noStoreLine(env: NodeJS.ProcessEnv): string {
+  const where = env[DATA_DIR_ENV] ? dataDirOf(env) : `${dataDirOf(env)} (the default, as ${DATA_DIR_ENV} is not set)`;
+  return `no engram store in ${where}: it holds no engram.db; set ${DATA_DIR_ENV} to the data directory engram serve uses (${CREATORS})`;
+}
+
+/** Refuses a data directory that holds no store, before anything is opened or created in it. */
+export function requireEmbeddedStore(env: NodeJS.ProcessEnv): void {
+  const dir = dataDirOf(env);
+  if (dir === ":memory:" || existsSync(join(dir, "engram.db"))) return;
+  throw failure(EXIT.usage, noStoreLine(env));
+}
+
+/** The Qdrant deployment the environment configures, read as `engram serve` reads it. */
+export function qdrantConnectionOf(env: NodeJS.ProcessEnv): QdrantConnection {
+  return { url: env.ENGRAM_QDRANT_URL!, apiKey: env.ENGRAM_QDRANT_API_KEY || undefined, collection: env.ENGRAM_QDRANT_COLLECTION || undefined };
+}
+
+/**
+ * Refuses a Qdrant deployment with no collection behind its alias, before
+ * anything is made: the same rule as requireEmbeddedStore. Reading the
+ * aliases is all it asks of Qdrant; one that cannot be reached is exit 5,
+ * in the words of the access the verb is about to make (a verb that writes
+ * says the store cannot accept writes, as a server start does).
+ */
+export async function requireQdrantCollection(env: NodeJS.ProcessEnv, access: "read" | "write"): Promise<void> {
+  const [{ QdrantClient }, { aliasTarget, DEFAULT_QDRANT_COLLECTION, mapQdrantError }] = await Promise.all([
+    import("@qdrant/js-client-rest"),
+    import("../store/qdrant/index.js"),
+  ]);
+  const conn = qdrantConnectionOf(env);
+  const alias = conn.collection || DEFAULT_QDRANT_COLLECTION;
+  const client = new QdrantClient({ url: conn.url, apiKey: conn.apiKey, checkCompatibility: false, timeout: 30_000 });
+  let target: string | undefined;
+  try {
+    target = await aliasTarget(client, alias);
+  } catch (err) {
+    const mapped = mapQdrantError(err, access);
+    const exit = storeFaultExit(mapped);
+    if (exit !== undefined) throw failure(exit, errorText(mapped));
+    throw mapped;
+  }
+  if (target !== undefined) return;
+  throw failure(
+    EXIT.usage,
+    `no engram collection behind the alias ${alias} on the Qdrant that ENGRAM_QDRANT_URL names; ` +
+      `set ENGRAM_QDRANT_COLLECTION to the alias engram serve uses (${CREATORS})`,
+  );
+}
 
 /**
  * A sweep's preflight reads the whole store anyway, so the file is checked
@@ -45,12 +106,11 @@ export type CheckMode = { checkAlongside?: boolean };
 export const SWEEP_CHECK: CheckMode = { checkAlongside: true };
 
 async function openOperatorStore(env: NodeJS.ProcessEnv, mode: CheckMode = {}): Promise<OperatorStore> {
-  const [{ openStore }, { embedderFromEnv }, { EmbeddedStore }, { limitsFromEnv, silentLogger }, { dataDirOf }] = await Promise.all([
+  const [{ openStore }, { embedderFromEnv }, { EmbeddedStore }, { limitsFromEnv, silentLogger }] = await Promise.all([
     import("../app.js"),
     import("../embed/index.js"),
     import("../store/embedded-store.js"),
     import("../core/index.js"),
-    import("../data-dir.js"),
   ]);
   let embedder: ReturnType<typeof embedderFromEnv>;
   let limits: ReturnType<typeof limitsFromEnv>;
@@ -61,6 +121,7 @@ async function openOperatorStore(env: NodeJS.ProcessEnv, mode: CheckMode = {}): 
     // A configuration the server would refuse to start with is a usage error here too.
     throw failure(EXIT.usage, err instanceof Error ? err.message : String(err));
   }
+  if (mode.mayCreate !== true) requireEmbeddedStore(env);
   let store;
   try {
     // Checked like `engram serve` does: a sweep or a migration must not run over a damaged file.
@@ -144,6 +205,15 @@ export type ServingStore = {
   snapshot?: () => Promise<{ collection: string; snapshot: string }>;
 };
 
+/** A Qdrant run's errors in the exit table: a refused deployment is usage, a store that cannot take it now is 5, a store timeout 6. */
+export function qdrantFailure(err: unknown): unknown {
+  if (!(err instanceof Error) || err instanceof CliFailure) return err;
+  if (err.name === "QdrantSetupError") return failure(EXIT.usage, err.message);
+  if (err.name === "EmbedderError" || err.name === "ReindexBehindError") return failure(EXIT.unavailable, err.message);
+  const exit = storeFaultExit(err);
+  return exit === undefined ? err : failure(exit, ((err as unknown as { rawMessage?: string }).rawMessage ?? err.message));
+}
+
 /** The vocabulary's exit status for a store fault raised while a verb ran (Qdrant gone, a timeout); undefined for anything else. */
 export function storeFaultExit(err: unknown): ExitCode | undefined {
   const e = err as { name?: unknown; code?: unknown; unavailable?: unknown } | null;
@@ -173,6 +243,8 @@ export async function withServingStore<T>(fn: (t: ServingStore) => Promise<T>, e
   } catch (err) {
     throw failure(EXIT.usage, errorText(err));
   }
+  // Opening the store was always a write (it may make the collection), so a Qdrant out of reach reads the same as before this check.
+  if (mode.mayCreate !== true) await requireQdrantCollection(env, "write");
   let store: Store;
   try {
     store = await openServingStore(env, embedder.identity.dim, silentLogger);
