@@ -2,14 +2,20 @@
  * Lane parity: every operation the MCP lane implements is driven through the
  * MCP tool (Streamable HTTP) and through the Connect RPC against one running
  * server and one store. Both lanes must see the same records, and the same
- * invalid input must produce byte-identical envelopes and sentinels.
+ * invalid input must produce byte-identical envelopes and sentinels. The
+ * CLI is the third lane: the same requests through the `engram` binary
+ * print the same line and exit by the same code (see the last block).
  */
+import { randomUUID } from "node:crypto";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type Client as ConnectClient } from "@connectrpc/connect";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CLI_TIER_RULES, EXIT, RULES, exitForConnectCode, ruleError, type RuleId } from "../src/argerror/index.js";
 import { ArchiveOutcome, EdgeType, EngramService, Visibility, type Memory } from "../src/gen/engram/v1/engram_pb.js";
 import { runningEngram, texts, type RunningEngram, type ToolResult } from "./fixtures/mcp-harness.js";
+import { ACCEPTANCES, CLI_TIER_EXCEPTIONS, CONNECT_REJECTIONS, JSON_INPUTS, REJECTIONS, type Made } from "./fixtures/lane-cases.js";
+import { runEngram } from "./helpers/run-engram.js";
 
 type Rpc = ConnectClient<typeof EngramService>;
 
@@ -325,110 +331,7 @@ describe("the same records on both lanes", () => {
 
 
 describe("the same rejections on both lanes", () => {
-  const tags129 = Array.from({ length: 129 }, (_, i) => `t${i}`);
-  const write = { ...WRITE, content: "x", scope: "project:bad" };
-  const missingId = "NoSuchShrt";
-
-  /** [label, MCP tool, MCP arguments, the equivalent Connect call]. */
-  const cases: [string, string, Record<string, unknown>, (c: Rpc) => Promise<unknown>][] = [
-    ["store: too many tags", "store_memory", { ...write, tags: tags129 }, (c) => c.storeMemory({ ...write, tags: tags129 })],
-    ["store: summary too long", "store_memory", { ...write, summary: "s".repeat(700) }, (c) => c.storeMemory({ ...write, summary: "s".repeat(700) })],
-    ["store: content missing", "store_memory", { ...write, content: "" }, (c) => c.storeMemory({ ...write, content: "" })],
-    ["store: content too long", "store_memory", { ...write, content: "c".repeat(70000) }, (c) => c.storeMemory({ ...write, content: "c".repeat(70000) })],
-    ["store: source missing", "store_memory", { ...write, source: undefined }, (c) => c.storeMemory({ ...write, source: "" })],
-    ["store: tag too long", "store_memory", { ...write, tags: ["a", "b".repeat(200)] }, (c) => c.storeMemory({ ...write, tags: ["a", "b".repeat(200)] })],
-    [
-      "store: citation kind",
-      "store_memory",
-      { ...write, citations: [{ kind: "book", ref: "x" }] },
-      (c) => c.storeMemory({ ...write, citations: [{ kind: "book", ref: "x" }] }),
-    ],
-    [
-      "store: idempotency key too long",
-      "store_memory",
-      { ...write, idempotency_key: "k".repeat(600) },
-      (c) => c.storeMemory({ ...write, idempotencyKey: "k".repeat(600) }),
-    ],
-    ["search: query missing", "search_memory", { scope: "project:bad" }, (c) => c.searchMemories({ scope: "project:bad" })],
-    ["search: k too big", "search_memory", { query: "q", scope: "project:bad", k: 1001 }, (c) => c.searchMemories({ query: "q", scope: "project:bad", k: 1001n })],
-    ["search: scope rule", "search_memory", { query: "q" }, (c) => c.searchMemories({ query: "q" })],
-    [
-      "search: created_before format",
-      "search_memory",
-      { query: "q", scope: "project:bad", created_before: "last week" },
-      (c) => c.searchMemories({ query: "q", scope: "project:bad", createdBefore: "last week" }),
-    ],
-    ["list: limit too big", "list_memory", { scope: "project:bad", limit: 5000 }, (c) => c.listMemories({ scope: "project:bad", limit: 5000n, cursorMode: true })],
-    ["list: scope rule", "list_memory", {}, (c) => c.listMemories({ cursorMode: true })],
-    [
-      "list: created_after format",
-      "list_memory",
-      { scope: "project:bad", created_after: "2024-13-99" },
-      (c) => c.listMemories({ scope: "project:bad", createdAfter: "2024-13-99", cursorMode: true }),
-    ],
-    ["get: id missing", "get_memory", {}, (c) => c.getMemory({})],
-    ["get: not found", "get_memory", { id: missingId }, (c) => c.getMemory({ id: missingId })],
-    ["update: id missing", "update_memory", { content: "x" }, (c) => c.updateMemory({ content: "x", updateMask: { paths: ["content"] } })],
-    [
-      "update: summary too long",
-      "update_memory",
-      { id: missingId, content: "x", summary: "s".repeat(513) },
-      (c) => c.updateMemory({ id: missingId, content: "x", summary: "s".repeat(513), updateMask: { paths: ["content", "summary"] } }),
-    ],
-    ["update: not found", "update_memory", { id: missingId, content: "x" }, (c) => c.updateMemory({ id: missingId, content: "x", updateMask: { paths: ["content"] } })],
-    ["delete: id missing", "delete_memory", {}, (c) => c.deleteMemory({})],
-    ["delete: not found", "delete_memory", { id: missingId }, (c) => c.deleteMemory({ id: missingId })],
-    ["set_visibility: id missing", "set_visibility", { shared: true }, (c) => c.setVisibility({ visibility: Visibility.SHARED })],
-    ["set_visibility: not found", "set_visibility", { id: missingId, shared: false }, (c) => c.setVisibility({ id: missingId, visibility: Visibility.PRIVATE })],
-    ["schedule: no window", "schedule_memory", write, (c) => c.scheduleMemory(write)],
-    [
-      "schedule: not_after in the past",
-      "schedule_memory",
-      { ...write, not_after: "2000-01-01T00:00:00Z" },
-      (c) => c.scheduleMemory({ ...write, notAfter: timestampFromDate(new Date("2000-01-01T00:00:00Z")) }),
-    ],
-    [
-      "schedule: window ordering",
-      "schedule_memory",
-      { ...write, not_before: "2999-01-02T00:00:00Z", not_after: "2999-01-01T00:00:00Z" },
-      (c) => c.scheduleMemory({ ...write, notBefore: timestampFromDate(new Date("2999-01-02T00:00:00Z")), notAfter: timestampFromDate(new Date("2999-01-01T00:00:00Z")) }),
-    ],
-    ["list_scheduled: state", "list_scheduled", { scope: "project:bad", state: "soon" }, (c) => c.listScheduled({ scope: "project:bad", state: "soon" })],
-    ["list_scheduled: scope rule", "list_scheduled", {}, (c) => c.listScheduled({})],
-    [
-      "store_discovery: scope prefix",
-      "store_discovery",
-      { content: "c", kind: "map", scope: "repo:x", citations: [{ kind: "url", ref: "https://x" }] },
-      (c) => c.storeDiscovery({ content: "c", kind: "map", scope: "repo:x", citations: [{ kind: "url", ref: "https://x" }] }),
-    ],
-    [
-      "store_discovery: kind",
-      "store_discovery",
-      { content: "c", kind: "rumour", scope: "discovery:x", citations: [{ kind: "url", ref: "https://x" }] },
-      (c) => c.storeDiscovery({ content: "c", kind: "rumour", scope: "discovery:x", citations: [{ kind: "url", ref: "https://x" }] }),
-    ],
-    ["search_discovery: query missing", "search_discovery", { scope: "discovery:x" }, (c) => c.searchDiscoveries({ scope: "discovery:x" })],
-    ["search_discovery: k too big", "search_discovery", { query: "q", scope: "discovery:x", k: 2000 }, (c) => c.searchDiscoveries({ query: "q", scope: "discovery:x", k: 2000n })],
-    ["supersede: no targets", "supersede_memory", { ...write, supersedes: [] }, (c) => c.supersedeMemory({ ...write, supersedes: [] })],
-    ["supersede: blank target", "supersede_memory", { ...write, supersedes: ["a", "  "] }, (c) => c.supersedeMemory({ ...write, supersedes: ["a", "  "] })],
-    [
-      "supersede: targets not found",
-      "supersede_memory",
-      { ...write, supersedes: ["NoSuchShrt", "AlsoMissng"] },
-      (c) => c.supersedeMemory({ ...write, supersedes: ["NoSuchShrt", "AlsoMissng"] }),
-    ],
-    ["list_rules: scope prefix", "list_rules", { scopes: ["rule:team:x"] }, (c) => c.listRules({ scopes: ["rule:team:x"] })],
-    ["archive: no ids", "archive_memory", { ids: [] }, (c) => c.archiveMemory({ ids: [] })],
-    ["archive: id too long", "archive_memory", { ids: ["i".repeat(300)] }, (c) => c.archiveMemory({ ids: ["i".repeat(300)] })],
-    ["restore: blank id", "restore_memory", { ids: [""] }, (c) => c.restoreMemory({ ids: [""] })],
-    ["related: id missing", "related_memories", {}, (c) => c.relatedMemories({})],
-    ["related: not found", "related_memories", { id: missingId }, (c) => c.relatedMemories({ id: missingId })],
-    ["related: k too big", "related_memories", { id: missingId, k: 1001 }, (c) => c.relatedMemories({ id: missingId, k: 1001n })],
-    ["list_tags: limit too big", "list_tags", { limit: 1001 }, (c) => c.listTags({ limit: 1001n })],
-    ["store_rule: scope prefix", "store_rule", { content: "c", scope: "rule:team:x", summary: "s" }, (c) => c.storeRule({ content: "c", scope: "rule:team:x", summary: "s" })],
-    ["store_rule: summary on two lines", "store_rule", { content: "c", scope: "rule:repo:x", summary: "a\nb" }, (c) => c.storeRule({ content: "c", scope: "rule:repo:x", summary: "a\nb" })],
-    ["delete_all: scope missing", "delete_all", {}, (c) => c.deleteAll({})],
-  ];
+  const cases = REJECTIONS.map(([label, tool, args, viaRpc]) => [label, tool, args, viaRpc] as const);
 
   /** Tools with no Connect RPC: none any more; kept so a new MCP-only tool is a deliberate choice. */
   const MCP_ONLY: string[] = [];
@@ -449,5 +352,88 @@ describe("the same rejections on both lanes", () => {
     const r = await rpcRejection(() => rpc.setVisibility({ id: a.id as string }));
     expect(r.message).toBe("field=visibility hint=required: visibility is required");
     expect(await mcpRejection("set_visibility", { id: a.id })).toBe("field=shared hint=required: shared is required");
+  });
+});
+
+/**
+ * The CLI as the third lane. Every request above that can be typed is run
+ * through the built `engram` against the same server: its stderr is the
+ * Connect message as the server sent it (an envelope or a sentinel, the
+ * whole line) and its exit status is the one the Connect code maps to. The
+ * acceptance rows hold each client flag to taking what the server takes,
+ * so a refusal only the CLI makes fails here, unless it is a declared
+ * CLI-tier rule; exactly one such rule names request fields.
+ */
+describe("the same answers through the CLI", () => {
+  const CLIENT_FLAGS = ["--server", "--token-file", "--output", "--timeout", "--insecure"];
+  let made: Made;
+
+  const cli = (args: readonly string[]) => runEngram([...args, "--server", srv.url, "--output", "json"]);
+
+  async function expectCliLine(args: readonly string[], message: string, code: Code): Promise<void> {
+    const run = await cli(args);
+    expect({ exit: run.code, stderr: run.stderr, stdout: run.stdout }).toEqual({ exit: exitForConnectCode(code), stderr: `${message}\n`, stdout: "" });
+  }
+
+  beforeAll(async () => {
+    const mem = { scope: "project:accept", source: "user-said", category: "decision" };
+    const a = await rpc.storeMemory({ ...mem, content: "the accepted anchor", tags: ["a"] });
+    const d = await rpc.storeDiscovery({ content: "d0", kind: "fact", scope: "discovery:accept", citations: [{ kind: "url", ref: "https://x" }] });
+    const x = await rpc.storeMemory({ ...mem, content: "doomed via connect" });
+    const y = await rpc.storeMemory({ ...mem, content: "doomed via the cli" });
+    await rpc.scheduleMemory({ ...mem, content: "due later", notBefore: timestampFromDate(new Date("2997-01-01T00:00:00Z")) });
+    const page = await rpc.listMemories({ crossSpine: true, cursorMode: true, limit: 1n });
+    const scheduled = await rpc.listScheduled({ scope: "project:accept", limit: 1n });
+    made = { id: a.id, shortId: a.shortId, discoveryId: d.id, freshIds: [randomUUID(), randomUUID()], doomed: [x.id, y.shortId], pageToken: page.nextPageToken, scheduledToken: scheduled.nextPageToken };
+    expect([made.pageToken, made.scheduledToken]).not.toContain("");
+  });
+
+  it.each(REJECTIONS.filter((c) => c[4] !== null))("%s: the CLI prints the Connect message and exits by its code", async (_label, _tool, _args, viaRpc, cliArgs) => {
+    const r = await rpcRejection(() => viaRpc(rpc));
+    await expectCliLine(cliArgs!, r.message, r.code);
+  });
+
+  it.each(CONNECT_REJECTIONS)("%s: the CLI prints the Connect message and exits by its code", async (_label, viaRpc, cliArgs) => {
+    const r = await rpcRejection(() => viaRpc(rpc));
+    expect(r.code).not.toBe(Code.Internal);
+    await expectCliLine(cliArgs, r.message, r.code);
+  });
+
+  it.each(JSON_INPUTS)("%s: a --citation reads exactly as the same JSON on MCP, exit 2", async (_label, tool, args, cliArgs) => {
+    await expectCliLine(cliArgs, await mcpRejection(tool, args), Code.InvalidArgument);
+  });
+
+  it.each(ACCEPTANCES)("%s: the CLI takes what Connect takes", async (_label, viaRpc, cliArgs) => {
+    await viaRpc(rpc, made);
+    const run = await cli(cliArgs(made));
+    expect({ exit: run.code, stderr: run.stderr }).toEqual({ exit: EXIT.ok, stderr: "" });
+    expect(JSON.parse(run.stdout)).toBeTypeOf("object");
+  });
+
+  it.each(CLI_TIER_EXCEPTIONS)("%s: Connect and MCP take it, the CLI refuses it by a declared CLI-tier rule", async (_label, rule, tool, args, viaRpc, cliArgs) => {
+    await viaRpc(rpc);
+    await ok(tool, args);
+    expect(RULES[rule as RuleId].tier).toBe("cli");
+    const run = await cli(cliArgs);
+    expect({ exit: run.code, stderr: run.stderr, stdout: run.stdout }).toEqual({ exit: EXIT.usage, stderr: `${ruleError(rule as RuleId).message}\n`, stdout: "" });
+  });
+
+  it("declares exactly one CLI-only refusal of a request: the CLI-tier rule whose fields are request fields", () => {
+    const requestFields = new Set(EngramService.methods.flatMap((m) => m.input.fields.map((f) => f.name)));
+    const onRequests = CLI_TIER_RULES.filter((id) => RULES[id].fields.every((f) => requestFields.has(f)));
+    expect(onRequests).toEqual(["scope-cross-spine-mutually-exclusive"]);
+    expect([...new Set(CLI_TIER_EXCEPTIONS.map((e) => e[1]))]).toEqual(onRequests);
+  });
+
+  it("takes an acceptance row for every client verb and every flag that stands for a request field", async () => {
+    const catalog = JSON.parse((await runEngram([])).stdout) as { commands: { name: string; flags: { name: string }[] }[] };
+    const accepted = ACCEPTANCES.map((row) => row[2](made));
+    const missing: string[] = [];
+    for (const verb of catalog.commands.filter((c) => c.flags.some((f) => f.name === "--server"))) {
+      const runs = accepted.filter((a) => a[0] === verb.name);
+      if (runs.length === 0) missing.push(verb.name);
+      for (const f of verb.flags) if (!CLIENT_FLAGS.includes(f.name) && !runs.some((a) => a.includes(f.name))) missing.push(`${verb.name} ${f.name}`);
+    }
+    expect(missing).toEqual([]);
   });
 });
