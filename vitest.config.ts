@@ -19,8 +19,9 @@ import { defineConfig } from "vitest/config";
  *   (the Qdrant side of import is export-import-qdrant, which runs always).
  * - cli-reindex, reindex, spine-review: operator verbs on the embedded file;
  *   their Qdrant runs are their own files (cli-operator-qdrant,
- *   cli-reindex-qdrant, reindex-qdrant, qdrant-migration-store), which start
- *   a fake of their own and run in the embedded project.
+ *   cli-reindex-qdrant, reindex-qdrant, qdrant-migration-store,
+ *   surface-edges-operator), which start a fake of their own and run in the
+ *   embedded project.
  * cli-operator-migrate and cli-operator-spine-review run here for their usage
  * refusals (with the Qdrant collection configured, which must get no request);
  * their tests over the seeded SQLite file skip on the fake with the reason in
@@ -58,6 +59,7 @@ const ON_QDRANT_FAKE = [
   "test/search-recall.test.ts",
   "test/serve-binary.test.ts",
   "test/supersede.test.ts",
+  "test/surface-edges-records.test.ts",
   "test/surface-edges-connect.test.ts",
   "test/ui-console.test.ts",
   "test/write-closure.test.ts",
