@@ -1,0 +1,203 @@
+/**
+ * Issue 24, the CLI's part: the edges a careless user reaches, one table per
+ * item, each row the exact stderr line and exit status of the built binary
+ * run as a child process. Every row plants a marker where a value goes and
+ * checks that nothing the binary prints repeats it.
+ */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EXIT, RULES, ruleError } from "../src/argerror/index.js";
+import { startTestServer, type TestServer } from "./helpers/engram-server.js";
+import { rawCall } from "./helpers/raw-rpc.js";
+import { runEngram } from "./helpers/run-engram.js";
+
+const MARK = "ZZMARK";
+const BIG = "99999999999999999999999";
+const TWO_TO_64 = "18446744073709551616";
+const DOCS = new URL("../docs/", import.meta.url);
+
+let server: TestServer;
+let dataDir = "";
+
+beforeAll(async () => {
+  server = await startTestServer();
+  dataDir = mkdtempSync(join(tmpdir(), "engram-edges-"));
+});
+afterAll(async () => {
+  await server.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** Runs the binary against the test server (client verbs) and a private data directory (operator verbs). */
+function engram(args: readonly string[], env: Record<string, string> = {}) {
+  return runEngram(args, { ENGRAM_SERVER_URL: server.url, ENGRAM_DATA_DIR: dataDir, ...env });
+}
+
+function expectNoEcho(run: { stdout: string; stderr: string }, ...planted: string[]): void {
+  for (const p of planted) expect(run.stdout + run.stderr, p).not.toContain(p);
+}
+
+describe("item 2: scope with cross_spine is a declared CLI-tier rule", () => {
+  const envelope = ruleError("scope-cross-spine-mutually-exclusive").message;
+
+  it.each([
+    ["search", ["search", "--query", "q", "--scope", MARK, "--cross-spine"]],
+    ["list", ["list", "--scope", MARK, "--cross-spine"]],
+  ])("%s refuses --scope with --cross-spine by the rule, exit 2", async (_verb, args) => {
+    const run = await engram(args);
+    expect({ exit: run.code, stderr: run.stderr, stdout: run.stdout }).toEqual({ exit: EXIT.usage, stderr: `${envelope}\n`, stdout: "" });
+    expectNoEcho(run, MARK);
+  });
+
+  it("is declared beside destructive-requires-apply, in the CLI tier, with the fields and hint the envelope shows", () => {
+    expect(RULES["scope-cross-spine-mutually-exclusive"]).toMatchObject({ tier: "cli", fields: ["scope", "cross_spine"], hint: "mutually_exclusive" });
+    expect(RULES["destructive-requires-apply"].tier).toBe("cli");
+    expect(envelope).toBe(
+      "field=scope,cross_spine hint=mutually_exclusive: scope and cross_spine cannot be combined; cross_spine already spans every scope the caller may read",
+    );
+  });
+
+  it.each([["search"], ["list"]])("the help of %s repeats the rule's one sentence", async (verb) => {
+    const run = await engram(["help", verb]);
+    expect(run.code).toBe(EXIT.ok);
+    expect(run.stdout.replace(/\s+/g, " ")).toContain(RULES["scope-cross-spine-mutually-exclusive"].sentence);
+  });
+
+  it.each([["cli.md"], ["tools.md"]])("docs/%s states the lane difference in the rule's sentence", (doc) => {
+    const text = readFileSync(new URL(doc, DOCS), "utf8").replace(/\s+/g, " ");
+    expect(text).toContain(RULES["scope-cross-spine-mutually-exclusive"].sentence);
+    expect(text).toContain("scope-cross-spine-mutually-exclusive");
+  });
+});
+
+describe("item 3: a number too large for the wire", () => {
+  /** [label, CLI arguments, field, procedure, the same number in a Connect JSON body]. */
+  const rows: [string, string[], string, string, string][] = [
+    ["search --k", ["search", "--query", "x", "--scope", "a", "--k", BIG], "k", "SearchMemories", `{"query":"x","scope":"a","k":${BIG}}`],
+    ["list --limit", ["list", "--scope", "a", "--limit", BIG], "limit", "ListMemories", `{"scope":"a","limit":${BIG}}`],
+    ["list --offset", ["list", "--scope", "a", "--offset", TWO_TO_64], "offset", "ListMemories", `{"scope":"a","offset":"${TWO_TO_64}"}`],
+    ["related --k", ["related", "x", "--k", BIG], "k", "RelatedMemories", `{"id":"x","k":${BIG}}`],
+    ["list-tags --limit", ["list-tags", "--limit", TWO_TO_64], "limit", "ListTags", `{"limit":"${TWO_TO_64}"}`],
+    ["list-scheduled --limit", ["list-scheduled", "--scope", "a", "--limit", BIG], "limit", "ListScheduled", `{"scope":"a","limit":${BIG}}`],
+    ["search-discoveries --k", ["search-discoveries", "--query", "x", "--k", BIG], "k", "SearchDiscoveries", `{"query":"x","k":${BIG}}`],
+  ];
+
+  it.each(rows)("%s: the Connect JSON envelope, exit 2, the number never repeated", async (_label, args, field, procedure, body) => {
+    const expected = `field=${field} hint=format: ${field} must be a non-negative integer`;
+    const run = await engram(args);
+    expect({ exit: run.code, stderr: run.stderr, stdout: run.stdout }).toEqual({ exit: EXIT.usage, stderr: `${expected}\n`, stdout: "" });
+    expectNoEcho(run, BIG, TWO_TO_64);
+    const wire = await rawCall(server.url, "connect-json", procedure, Buffer.from(body));
+    expect(wire.message).toBe(expected);
+  });
+
+  it("still sends the largest number a uint64 holds, and the server decides", async () => {
+    const run = await engram(["list", "--scope", "a", "--offset", "18446744073709551615", "--output", "json"]);
+    expect({ exit: run.code, stderr: run.stderr }).toEqual({ exit: EXIT.ok, stderr: "" });
+  });
+});
+
+describe("item 4: flag errors name the flag and what it expects, never the value", () => {
+  /** [label, arguments, exit, the whole stderr]. */
+  const rows: [string, string[], number, string][] = [
+    ["search --k", ["search", "--query", "x", "--scope", "a", "--k", MARK], EXIT.usage, "field=k hint=format: k must be a non-negative integer"],
+    ["list --limit", ["list", "--scope", "a", "--limit", MARK], EXIT.usage, "field=limit hint=format: limit must be a non-negative integer"],
+    ["list --offset", ["list", "--scope", "a", "--offset", `-${MARK}`], EXIT.usage, "field=offset hint=format: offset must be a non-negative integer"],
+    ["related --k", ["related", "x", "--k", MARK], EXIT.usage, "field=k hint=format: k must be a non-negative integer"],
+    ["a client verb's --output", ["search", "--query", "x", "--scope", "a", "--output", MARK], EXIT.usage, "engram: --output must be one of json|text"],
+    ["migrate --batch-size", ["migrate", "--batch-size", MARK], EXIT.usage, "engram: --batch-size must be a non-negative integer"],
+    ["migrate --output", ["migrate", "--output", MARK], EXIT.usage, "engram: --output must be one of json|text"],
+    ["import --batch-size", ["import", "-", "--batch-size", MARK], EXIT.usage, "engram: --batch-size must be a non-negative integer"],
+    ["an unknown flag with a value", ["search", `--tok=${MARK}`], EXIT.usage, "engram: unknown option '--tok'"],
+    ["a value given to a switch", ["search", `--full=${MARK}`], EXIT.usage, "engram: --full takes no value"],
+    ["an unknown flag that is not a name", ["search", `--${MARK} x`], EXIT.usage, "engram: unknown option"],
+    ["a verb that is not a name", [`${MARK} ${MARK}`], EXIT.unclassified, "engram: unknown command"],
+    ["help on no such command", ["help", "nosuchcmd"], EXIT.usage, "engram: help: unknown command 'nosuchcmd'; run `engram help` for the list of commands"],
+    ["help on no such subcommand", ["help", "migrate", "nosub"], EXIT.usage, "engram: help: unknown command 'nosub'; run `engram help` for the list of commands"],
+    ["help on a word that is not a name", ["help", `${MARK}/${MARK}`], EXIT.usage, "engram: help: unknown command; run `engram help` for the list of commands"],
+  ];
+
+  it.each(rows)("%s", async (_label, args, exit, stderr) => {
+    const run = await engram(args);
+    expect({ exit: run.code, stderr: run.stderr, stdout: run.stdout }).toEqual({ exit, stderr: `${stderr}\n`, stdout: "" });
+    expectNoEcho(run, MARK);
+  });
+
+  it.each([
+    ["help", ["help"], "Usage: engram [options] [command]"],
+    ["help migrate revert", ["help", "migrate", "revert"], "Usage: engram migrate revert [options]"],
+  ])("%s still prints help, exit 0", async (_label, args, head) => {
+    const run = await engram(args);
+    expect({ exit: run.code, stderr: run.stderr, first: run.stdout.split("\n")[0] }).toEqual({ exit: EXIT.ok, stderr: "", first: head });
+  });
+});
+
+describe("item 10: import of a missing file, list-rules' CATEGORY", () => {
+  it("import of a path that does not exist says ENOENT and repeats nothing of the path, exit 2", async () => {
+    const run = await engram(["import", `/nonexistent/${MARK}/x.jsonl`]);
+    expect({ exit: run.code, stderr: run.stderr, stdout: run.stdout }).toEqual({
+      exit: EXIT.usage,
+      stderr: "engram: cannot read the import file (ENOENT)\n",
+      stdout: "",
+    });
+    expectNoEcho(run, MARK);
+  });
+
+  it("list-rules text names every row's category", async () => {
+    const rule = await server.client().storeRule({ content: "run tsc before pushing", scope: "rule:repo:edges", summary: "run tsc" });
+    const run = await engram(["list-rules", "--scopes", "rule:repo:edges", "--output", "text"]);
+    expect(run.code).toBe(EXIT.ok);
+    const [header, row] = run.stdout.trimEnd().split("\n").map((l) => l.split(/ {2,}/));
+    expect({ header, row }).toEqual({ header: ["SHORT_ID", "SCOPE", "CATEGORY", "SUMMARY"], row: [rule.shortId, "rule:repo:edges", "rule", "run tsc"] });
+  });
+});
+
+describe("item 11: the server's own words as sent; retired MEM_* variables refused", () => {
+  it.each([
+    ["not found", async () => ["get", MARK.padEnd(10, "Q")], EXIT.not_found, `not found: ${MARK.padEnd(10, "Q")}`],
+    [
+      "rule immutability",
+      async () => ["update", (await server.client().storeRule({ content: "c", scope: "rule:repo:edges", summary: "s" })).id, "--private"],
+      EXIT.usage,
+      "rules are always shared — delete the rule instead of making it private",
+    ],
+  ] as const)("a %s sentinel is the whole stderr line, without the engram: prefix", async (_label, args, exit, line) => {
+    const run = await engram(await args());
+    expect({ exit: run.code, stderr: run.stderr, stdout: run.stdout }).toEqual({ exit, stderr: `${line}\n`, stdout: "" });
+  });
+
+  it("a transport failure is the CLI's own message and keeps the prefix", async () => {
+    const run = await engram(["get", "x", "--server", "http://127.0.0.1:1"]);
+    expect({ exit: run.code, stderr: run.stderr }).toEqual({ exit: EXIT.unavailable, stderr: "engram: connect ECONNREFUSED 127.0.0.1:1\n" });
+  });
+
+  const one = "engram: MEM_QDRANT_ADDR is a retired setting that engram no longer reads; set its ENGRAM_* counterpart instead and unset it";
+  /** [label, arguments, the MEM_* variables set, the whole stderr]. */
+  const rows: [string, string[], Record<string, string>, string][] = [
+    ["a bare engram", [], { MEM_QDRANT_ADDR: MARK }, one],
+    ["version", ["version"], { MEM_QDRANT_ADDR: MARK }, one],
+    ["a client verb", ["list", "--scope", "a"], { MEM_QDRANT_ADDR: MARK }, one],
+    ["an operator verb", ["migrate", "status"], { MEM_QDRANT_ADDR: MARK }, one],
+    ["serve", ["serve", "--listen-addr", "127.0.0.1:0"], { MEM_QDRANT_ADDR: MARK }, one],
+    ["mcp", ["mcp"], { MEM_QDRANT_ADDR: MARK }, one],
+    [
+      "two of them",
+      ["version"],
+      { MEM_TOKEN: MARK, MEM_EMBED_MODEL: MARK },
+      "engram: MEM_EMBED_MODEL, MEM_TOKEN are retired settings that engram no longer reads; set their ENGRAM_* counterparts instead and unset them",
+    ],
+  ];
+
+  it.each(rows)("%s refuses to run, naming the variable and never its value, exit 2", async (_label, args, env, stderr) => {
+    const run = await engram(args, env);
+    expect({ exit: run.code, stderr: run.stderr, stdout: run.stdout }).toEqual({ exit: EXIT.usage, stderr: `${stderr}\n`, stdout: "" });
+    expectNoEcho(run, MARK);
+  });
+
+  it.each([["--version"], ["--help"]])("%s still answers, so the way out stays visible", async (flag) => {
+    const run = await engram([flag], { MEM_QDRANT_ADDR: MARK });
+    expect({ exit: run.code, stderr: run.stderr }).toEqual({ exit: EXIT.ok, stderr: "" });
+  });
+});
