@@ -93,7 +93,8 @@ export const CATALOG_NOTES = [
   "Run a command with --help for details; `engram help <command>` does the same.",
   "Client verbs talk Connect to --server (or ENGRAM_SERVER_URL); the bearer token comes from ENGRAM_TOKEN or --token-file.",
   "--output defaults to text when stdout is a terminal and json otherwise; json is the stable contract: the proto JSON of the response, snake_case, one document per run.",
-  "Diagnostics go to stderr only. A rejection in the envelope grammar `field=<names> hint=<code>: <detail>` is always the whole line, whether the CLI or the server found it; every other stderr line starts with `engram: `, the server's other messages and transport failures included.",
+  "Diagnostics go to stderr only. A rejection in the envelope grammar `field=<names> hint=<code>: <detail>` is always the whole line, whether the CLI or the server found it, and so is any other message in the server's own words (`not found: …` and the other sentinels, `internal error`, `unavailable: …`), exactly as sent; the CLI's own lines, transport failures included, start with `engram: `.",
+  "A retired MEM_* variable in the environment stops every verb with exit 2, naming the variable and never its value.",
   "Operator verbs (migrate, migrate status, migrate revert, backfill-short-ids, reindex, spine-review, export, import, backup …) open the store under ENGRAM_DATA_DIR directly and take no --server; those that rewrite stored records in place (migrate, migrate revert, backfill-short-ids, reindex, spine-review archive and restore) preview unless --apply is given. export writes JSON Lines on stdout; for the others json is one document, their stable contract too.",
   "ENGRAM_PROGRESS=always prints progress lines of migrate --apply, migrate revert --apply, backfill-short-ids --apply and reindex --apply on stderr even without a terminal; never silences them.",
 ];
