@@ -584,7 +584,7 @@ describe("what a pass writes, as other connections see it", () => {
     expect(logged(store)).toBe(before + 50);
     expect(await server.count({ ...everything, kind: "note" })).toBe(50);
     expect(await server.count({ ...everything, tags: ["swept"] })).toBe(50);
-    expect(store.database.prepare("SELECT count(*) AS n FROM records_fts WHERE records_fts MATCH 'swept'").get()).toEqual({ n: 50 });
+    expect(store.database.prepare("SELECT count(*) AS n FROM records_terms WHERE records_terms MATCH 'swept'").get()).toEqual({ n: 50 });
     await server.close();
     await store.close();
   });

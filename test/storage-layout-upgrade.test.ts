@@ -78,8 +78,13 @@ describe("a store file in the layout with vectors inside the records table", () 
     const upgraded = EmbeddedStore.open({ dataDir: old, dim: DIM, log });
     expect(log.lines.map((l) => JSON.parse(l) as { msg: string })).toEqual([
       expect.objectContaining({ msg: `storage layout upgraded: ${N - 1} vectors of ${N} records moved to their own table`, records: N, vectors: N - 1 }),
+      expect.objectContaining({ msg: "storage layout upgraded: words are indexed as stemmed terms; the term index is built in the background" }),
     ]);
     expect(columnsOf(upgraded.database)).not.toContain("vector");
+    expect(upgraded.readiness()).toContain("terms");
+    await upgraded.warm();
+    expect(upgraded.readiness()).not.toContain("terms");
+    expect(log.lines.map((l) => (JSON.parse(l) as { msg: string }).msg)).toContain(`term index ready: ${N}/${N} records`);
 
     // Every write stamps its own revision, so the two files agree on everything else.
     const rows = (s: EmbeddedStore) => s.database.prepare("SELECT rid, id, json_remove(payload, '$.revision') AS payload FROM records ORDER BY rid").all();
@@ -132,17 +137,14 @@ describe("a store file in the layout with vectors inside the records table", () 
 
 /** The update triggers as binaries wrote them before they named their columns: they fired on every UPDATE. */
 const UNCONDITIONAL_UPDATE_TRIGGERS = `
-DROP TRIGGER records_au; DROP TRIGGER records_au_fts;
+DROP TRIGGER records_au; DROP TRIGGER records_au_terms;
 CREATE TRIGGER records_au AFTER UPDATE ON records BEGIN
   INSERT INTO change_log (rid, vec) VALUES (new.rid, 0);
 END;
-CREATE TRIGGER records_au_fts AFTER UPDATE ON records
-WHEN json_extract(old.payload, '$.content') IS NOT json_extract(new.payload, '$.content')
-  OR json_extract(old.payload, '$.tags') IS NOT json_extract(new.payload, '$.tags') BEGIN
-  DELETE FROM records_fts WHERE rowid = old.rid;
-  INSERT INTO records_fts (rowid, body) VALUES (new.rid,
-    coalesce(json_extract(new.payload, '$.content'), '') || ' ' ||
-    coalesce((SELECT group_concat(value, ' ') FROM json_each(new.payload, '$.tags')), ''));
+CREATE TRIGGER records_au_terms AFTER UPDATE ON records
+WHEN json_extract(old.payload, '$.content') IS NOT json_extract(new.payload, '$.content') BEGIN
+  DELETE FROM records_terms WHERE rowid = old.rid;
+  INSERT INTO records_terms (rowid, body) VALUES (new.rid, engram_terms(json_extract(new.payload, '$.content'), '', ''));
 END;`;
 
 describe("a store file whose update triggers fire on every UPDATE", () => {
@@ -160,8 +162,8 @@ describe("a store file whose update triggers fire on every UPDATE", () => {
     const log = captureLog();
     const store = EmbeddedStore.open({ dataDir: dir, dim: DIM, log });
     expect(log.lines.map((l) => (JSON.parse(l) as { msg: string }).msg)).toEqual(["storage layout upgraded: the update triggers fire on the mirrored columns only"]);
-    const triggers = store.database.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name IN ('records_au', 'records_au_fts') ORDER BY name").all() as { name: string; sql: string }[];
-    expect(triggers.map((t) => t.name)).toEqual(["records_au", "records_au_fts"]);
+    const triggers = store.database.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name IN ('records_au', 'records_au_terms') ORDER BY name").all() as { name: string; sql: string }[];
+    expect(triggers.map((t) => t.name)).toEqual(["records_au", "records_au_terms"]);
     for (const t of triggers) expect(t.sql).toMatch(/AFTER UPDATE OF id, owner, scope/);
 
     const logged = () => (store.database.prepare("SELECT count(*) AS n FROM change_log").get() as { n: number }).n;
@@ -169,7 +171,7 @@ describe("a store file whose update triggers fire on every UPDATE", () => {
     const stored = (await store.getRaw(rec(3).id))!;
     await store.replace({ ...stored, content: "a word nobody wrote before: zyzzyva" });
     expect(logged()).toBe(before + 1);
-    expect(store.database.prepare("SELECT rowid FROM records_fts WHERE records_fts MATCH 'zyzzyva'").all()).toHaveLength(1);
+    expect(store.database.prepare("SELECT rowid FROM records_terms WHERE records_terms MATCH 'zyzzyva'").all()).toHaveLength(1);
     await store.close();
 
     const again = captureLog();

@@ -4,7 +4,9 @@ import type { CoreDeps } from "./deps.js";
 import { LANE_POLICY, type Lane } from "./limits.js";
 import { countHidden, type RecallGateHidden } from "./recall-gate-hidden.js";
 import { liftedQuery, recallQuery } from "./recall-query.js";
-import { candidateK, rerank } from "./rerank.js";
+import { candidateK } from "./rank.js";
+import { rankRecall } from "./rank-recall.js";
+import { distinctTerms } from "../model/lexical-terms.js";
 import type { Subject } from "../model/subject.js";
 import { checkCount, checkQuery, effectiveScope } from "./validate.js";
 import { compactView, fullView, type MemoryView } from "./view.js";
@@ -15,7 +17,7 @@ export type SearchResult = { memories: MemoryView[]; coverage?: Coverage; recall
 /**
  * Recall: query (present, within its byte cap) and k are checked before anything costs money (no embed,
  * no store read on a rejected call), then the scope rule, then hybrid
- * candidates and the rerank.
+ * candidates and their ranking (rank.ts).
  */
 export async function searchMemories(deps: CoreDeps, subject: Subject, a: SearchArgs, lane: Lane): Promise<SearchResult> {
   const query = checkQuery(a.query, deps.limits);
@@ -23,12 +25,15 @@ export async function searchMemories(deps: CoreDeps, subject: Subject, a: Search
   const scope = effectiveScope(a);
   const q = recallQuery(deps, subject, a, scope);
   const vector = await deps.embedder.embedQuery(query);
-  const visible = await deps.store.search(q, vector, query, candidateK(k));
-  const hits = rerank(query, visible, k);
-  // What the gate hid: the top k with the gate lifted is the top k of the
-  // visible candidates plus the gated ones, so only gated records are searched again.
-  const gated = await deps.store.search({ ...liftedQuery(q), onlyGated: true }, vector, query, candidateK(k));
-  const lifted = rerank(query, [...visible, ...gated], k);
+  const terms = distinctTerms(query);
+  const [visible, gated, weights] = await Promise.all([
+    deps.store.search(q, vector, query, candidateK(k)),
+    // What the gate hid: the top k with the gate lifted is the top k of the
+    // visible candidates plus the gated ones, so only gated records are searched again.
+    deps.store.search({ ...liftedQuery(q), onlyGated: true }, vector, query, candidateK(k)),
+    deps.store.termWeights(terms),
+  ]);
+  const [hits, lifted] = await rankRecall(deps.store, terms, weights, [visible, [...visible, ...gated]], k);
   const memories = hits.map((h) =>
     a.full ? fullView(h.record, h.score) : compactView(h.record, deps.limits.summaryMaxChars, h.score),
   );

@@ -6,3 +6,4 @@ export { randomShortId, mintShortId, ShortIdExhaustedError, SHORT_ID_LENGTH, SHO
 export type { Logger, LogFields } from "./logger.js";
 export { silentLogger } from "./logger.js";
 export { BEARER_TOKEN_FORBIDDEN, bearerTokenUnsendable } from "./bearer-token.js";
+export { lexicalTerms, distinctTerms, searchableText } from "./lexical-terms.js";

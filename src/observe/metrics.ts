@@ -7,12 +7,12 @@ export type MetricSources = {
   embedPressure?: () => { running: number; queued: number } | undefined;
   /** Records in the store, every owner counted. */
   storeRecords?: () => Promise<number>;
-  /** The parts still warming up, as /readyz names them ("store", "index", "embedder"). */
+  /** The parts still warming up, as /readyz names them ("store", "index", "terms", "embedder"). */
   waiting?: () => readonly string[];
 };
 
 /** The parts a ready gauge is exported for, always all of them so a dashboard sees 0 as well as 1. */
-export const READY_PARTS = ["store", "index", "embedder"] as const;
+export const READY_PARTS = ["store", "index", "terms", "embedder"] as const;
 
 /**
  * Latency buckets in seconds, from a cached lookup to a slow re-embedding

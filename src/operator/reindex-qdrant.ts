@@ -7,7 +7,7 @@ import {
   createLayout,
   DEFAULT_QDRANT_COLLECTION,
   DENSE_VECTOR,
-  documentSparse,
+  payloadSparse,
   LEXICAL_VECTOR,
   MAX_PAGE,
   mapQdrantError,
@@ -281,7 +281,7 @@ class QdrantReindex {
     return points.map((p, i) => {
       const payload: Json = { ...(p.payload ?? {}), embedder_identity: this.to };
       const vector: Json = { [DENSE_VECTOR]: Array.from(vectors[i]!) };
-      const sparse = documentSparse(String(payload.content ?? ""), tagsOf(payload));
+      const sparse = payloadSparse(payload);
       if (sparse) vector[LEXICAL_VECTOR] = sparse;
       return { id: String(p.id), vector, payload };
     });

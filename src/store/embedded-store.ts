@@ -7,7 +7,9 @@ import type { Subject } from "../model/subject.js";
 import { PayloadCache } from "./payload-cache.js";
 import { deepFreeze } from "../model/deep-freeze.js";
 import { decodeRecord, encodeRecord, type IndexedColumns } from "./codec.js";
-import { lexicalTokens } from "./lexical.js";
+import { distinctTerms } from "../model/lexical-terms.js";
+import { buildTermIndex, dropWordIndex, markTermIndexIfEmpty, registerTermFunction, termIndexComplete } from "./term-index.js";
+import { clampCosine, termWeight } from "./term-weight.js";
 import { citationKey, matches, readable, type RecordAttrs } from "./record-filter.js";
 import { CHANGE_LOG_HEAD_SQL, MIRRORED_COLUMNS, SCHEMA_SQL } from "./sqlite-schema.js";
 import { upgradeLayout, upgradeUpdateTriggers } from "./sqlite-layout.js";
@@ -247,9 +249,12 @@ export class EmbeddedStore implements Store, MigrationStore {
       // Statement journals (one per UPDATE inside a sweep's transaction) and
       // the sweep's pin tables stay in memory instead of a temporary file.
       db.pragma("temp_store = MEMORY");
+      registerTermFunction(db);
       upgradeLayout(db, this.log);
+      dropWordIndex(db, this.log);
       db.exec(SCHEMA_SQL);
       upgradeUpdateTriggers(db, this.log);
+      markTermIndexIfEmpty(db);
       if (!memory && opts.integrityCheck === true) {
         // Mapped for the check only: it reads every page, and copying each
         // one out of the OS cache through read() cost more than the check.
@@ -269,6 +274,7 @@ export class EmbeddedStore implements Store, MigrationStore {
       throw openRefusal(file, err);
     }
     this.db = db;
+    this.termsComplete = termIndexComplete(db);
     this.health = new WriteHealth(this.log, () => this.probeWrite(), opts.writeProbeMs, memory ? "the store" : "engram.db");
     if (!memory && opts.integrityCheck === "background") this.checkInBackground(file);
     if (!memory && opts.integrityCheck === "alongside") this.checkAlongside(file);
@@ -386,7 +392,9 @@ export class EmbeddedStore implements Store, MigrationStore {
    * records the index has not caught up with are scored from SQLite.
    */
   warm(): Promise<void> {
-    this.warming ??= this.warmInSlices().finally(() => {
+    this.warming ??= this.warmInSlices()
+      .then(() => this.buildTerms())
+      .finally(() => {
       this.warming = undefined;
     });
     return this.warming;
@@ -396,14 +404,25 @@ export class EmbeddedStore implements Store, MigrationStore {
    * The parts not ready yet: "store" until the mirror is loaded and the
    * integrity check has passed (for good if it found damage), "store_writes"
    * while the store cannot accept writes, "index" until the index has caught
-   * up and its graph is built.
+   * up and its graph is built, "terms" until every record written before
+   * the term index existed is in it.
    */
   readiness(): StorePart[] {
     const waiting: StorePart[] = [];
     if (!this.mirrorLoaded || this.checking || this.health.blocked()) waiting.push("store");
     if (!this.health.canWrite) waiting.push("store_writes");
     if (!this.index || this.pending.size > 0 || this.index.graphPending) waiting.push("index");
+    if (!this.termsComplete) waiting.push("terms");
     return waiting;
+  }
+
+  /** Read once at open, then set when the background build finishes. */
+  private termsComplete: boolean | undefined;
+
+  private async buildTerms(): Promise<void> {
+    if (this.closed || this.termsComplete) return;
+    await buildTermIndex(this.db, this.log, () => this.yieldSlice());
+    this.termsComplete = termIndexComplete(this.db);
   }
 
   private async warmInSlices(): Promise<void> {
@@ -1103,7 +1122,7 @@ export class EmbeddedStore implements Store, MigrationStore {
     if (pending.size > 0) hits = mergeHits(hits, this.scorePending([...pending].filter(admits), vector), candidates);
     for (const hit of hits) scored.set(hit.key, hit.score);
 
-    const lexical = this.lexicalCandidates(text, candidates, pool, (rid) => {
+    const lexical = this.termCandidates(text, candidates, pool, (rid) => {
       const a = this.attrs.get(rid);
       return !!a && matches(a, query);
     });
@@ -1117,28 +1136,37 @@ export class EmbeddedStore implements Store, MigrationStore {
     const rids = [...scored.keys()];
     const rows = rids.length === 0 ? [] : (this.stmt(`SELECT rid, payload FROM records WHERE rid IN (${rids.map(() => "?").join(",")})`).all(...rids) as { rid: number; payload: string }[]);
     return rows
-      .map((r) => ({ record: decodeRecord(r.payload), score: scored.get(r.rid)! }))
+      .map((r) => ({ record: decodeRecord(r.payload), score: clampCosine(scored.get(r.rid)!) }))
       .sort((x, y) => y.score - x.score || (x.record.id < y.record.id ? -1 : 1));
   }
 
+  async termWeights(terms: readonly string[]): Promise<Map<string, number>> {
+    this.sync();
+    const total = Math.max(1, this.attrs.size);
+    const weights = new Map<string, number>();
+    for (const t of new Set(terms)) {
+      const n = this.documentFrequency(t);
+      if (n > 0) weights.set(t, termWeight(total, n));
+    }
+    return weights;
+  }
+
   /**
-   * Records holding any of the query's selective words, best first: by the
-   * summed inverse document frequency (bm25's formula) of the words each
-   * holds, then by rid. That is bm25 without its term-frequency and length
-   * factors, which barely move memories of a few sentences; each word's
-   * posting list is read whole (short by construction, the words being
-   * rare), which costs a fraction of having FTS5 rank the OR query with
-   * bm25() for every matching row. Returns at most `want` records, all
-   * in `pool` (when given) and admitted by `admit`.
+   * Records holding any of the query's selective terms, best first: by the
+   * summed weight (term-weight.ts) of the terms each holds, then by rid,
+   * which is how Qdrant ranks a sparse vector of ones under its `idf`
+   * modifier. Each term's posting list is read whole (short by
+   * construction, the terms being rare). Returns at most `want` records,
+   * all in `pool` (when given) and admitted by `admit`.
    */
-  private lexicalCandidates(text: string, want: number, pool: ReadonlySet<number> | undefined, admit: (rid: number) => boolean): number[] {
-    const words = this.selectiveTokens(lexicalTokens(text));
+  private termCandidates(text: string, want: number, pool: ReadonlySet<number> | undefined, admit: (rid: number) => boolean): number[] {
+    const words = this.selectiveTerms(distinctTerms(text));
     if (words.length === 0) return [];
     const total = Math.max(1, this.attrs.size);
-    const postings = this.stmt("SELECT rowid FROM records_fts WHERE records_fts MATCH ?").pluck();
+    const postings = this.stmt("SELECT rowid FROM records_terms WHERE records_terms MATCH ?").pluck();
     const weight = new Map<number, number>();
     for (const { t, n } of words) {
-      const idf = Math.max(1e-6, Math.log((total - n + 0.5) / (n + 0.5)));
+      const idf = termWeight(total, n);
       for (const rid of postings.all(`"${t}"`) as number[]) if (pool === undefined || pool.has(rid)) weight.set(rid, (weight.get(rid) ?? 0) + idf);
     }
     // Highest weight first, ties by rid: the filter is asked only about rows that could still make the cut.
@@ -1160,24 +1188,32 @@ export class EmbeddedStore implements Store, MigrationStore {
    * kept, rarest first, at most eight. Document frequencies are cached; they
    * only steer a heuristic, so the cache is dropped every few thousand writes.
    */
-  private selectiveTokens(tokens: string[]): { t: string; n: number }[] {
+  private selectiveTerms(tokens: string[]): { t: string; n: number }[] {
     if (tokens.length === 0) return [];
+    const ceiling = Math.max(1000, Math.floor(this.attrs.size * 0.01));
+    return tokens
+      .map((t) => ({ t, n: this.documentFrequency(t) }))
+      .filter((x) => x.n > 0 && x.n <= ceiling)
+      .sort((x, y) => x.n - y.n)
+      .slice(0, 8);
+  }
+
+  /**
+   * How many records hold a term. Cached: they steer candidate selection and
+   * weigh terms, where a count a few thousand writes old ranks the same, so
+   * the cache is dropped every few thousand writes.
+   */
+  private documentFrequency(term: string): number {
     if (this.dfCache.size > 50_000 || this.lastSeq - this.dfCacheSeq > 5_000) {
       this.dfCache.clear();
       this.dfCacheSeq = this.lastSeq;
     }
-    const ceiling = Math.max(1000, Math.floor(this.attrs.size * 0.01));
-    const lookup = this.stmt("SELECT doc FROM records_fts_vocab WHERE term = ?");
-    const df = (t: string): number => {
-      let n = this.dfCache.get(t);
-      if (n === undefined) this.dfCache.set(t, (n = (lookup.get(t) as { doc: number } | undefined)?.doc ?? 0));
-      return n;
-    };
-    return tokens
-      .map((t) => ({ t, n: df(t) }))
-      .filter((x) => x.n > 0 && x.n <= ceiling)
-      .sort((x, y) => x.n - y.n)
-      .slice(0, 8);
+    let n = this.dfCache.get(term);
+    if (n === undefined) {
+      n = (this.stmt("SELECT doc FROM records_terms_vocab WHERE term = ?").get(term) as { doc: number } | undefined)?.doc ?? 0;
+      this.dfCache.set(term, n);
+    }
+    return n;
   }
 
   private readonly dfCache = new Map<string, number>();

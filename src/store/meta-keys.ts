@@ -6,3 +6,5 @@ export const META_VECTOR_SNAPSHOT_SEQ = "vector_snapshot_seq";
 export const META_DATABASE_ID = "database_id";
 /** Rewritten by a store that cannot write, to learn when it can again. */
 export const META_WRITE_PROBE = "write_probe";
+/** "complete" once every record's terms are in the term index; absent while it is being built. */
+export const META_TERM_INDEX = "term_index";

@@ -31,6 +31,7 @@ export function upgradeLayout(db: Database.Database, log: Logger): number | unde
     db.exec(`DROP TRIGGER IF EXISTS records_ai;
       DROP TRIGGER IF EXISTS records_au;
       DROP TRIGGER IF EXISTS records_au_fts;
+      DROP TRIGGER IF EXISTS records_au_terms;
       DROP TRIGGER IF EXISTS records_ad;
       DROP TRIGGER IF EXISTS vectors_ai;
       DROP TRIGGER IF EXISTS vectors_au;
@@ -66,7 +67,7 @@ export function upgradeUpdateTriggers(db: Database.Database, log: Logger): boole
   let upgraded = false;
   db.transaction(() => {
     if (updateTriggersCurrent(db)) return;
-    db.exec("DROP TRIGGER IF EXISTS records_au; DROP TRIGGER IF EXISTS records_au_fts;");
+    db.exec("DROP TRIGGER IF EXISTS records_au; DROP TRIGGER IF EXISTS records_au_fts; DROP TRIGGER IF EXISTS records_au_terms;");
     db.exec(SCHEMA_SQL);
     upgraded = true;
   }).immediate();
@@ -76,6 +77,6 @@ export function upgradeUpdateTriggers(db: Database.Database, log: Logger): boole
 
 /** True when both update triggers name their columns, or the file has none yet (the schema script creates them so). */
 function updateTriggersCurrent(db: Database.Database): boolean {
-  const rows = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name IN ('records_au', 'records_au_fts')").all() as { sql: string }[];
+  const rows = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name IN ('records_au', 'records_au_fts', 'records_au_terms')").all() as { sql: string }[];
   return rows.every((r) => /\bAFTER\s+UPDATE\s+OF\b/i.test(r.sql));
 }

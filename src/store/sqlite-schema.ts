@@ -1,10 +1,12 @@
+import { termsOf } from "./term-index.js";
+
 /**
  * The columns whose writing fires the update triggers: every column a
  * reader mirrors, so every ordinary write names them (writeRecord's UPDATEs
  * always set them all). A migration pass that leaves every mirrored column,
  * the content and the tags as they are sets only short_id, schema_version
- * and payload, which no other process's mirror and no FTS row reads: it
- * fires nothing, so it pays no change-log row and no FTS comparison (see
+ * and payload, which no other process's mirror and no term row reads: it
+ * fires nothing, so it pays no change-log row and no term comparison (see
  * EmbeddedStore.rewritePass).
  */
 export const MIRRORED_COLUMNS = [
@@ -24,7 +26,7 @@ export const MIRRORED_COLUMNS = [
 const FIRES_ON = `UPDATE OF ${MIRRORED_COLUMNS.join(", ")}`;
 
 /**
- * The embedded store's tables. The change log and the FTS table are kept by
+ * The embedded store's tables. The change log and the term index are kept by
  * triggers so that any process writing the file (server, operator verbs,
  * migrations) keeps them right without knowing about them.
  */
@@ -59,32 +61,32 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 -- an archive flip) never re-inserts a vector into the index.
 CREATE TABLE IF NOT EXISTS change_log (seq INTEGER PRIMARY KEY AUTOINCREMENT, rid INTEGER NOT NULL, vec INTEGER NOT NULL DEFAULT 1);
 
--- Plain unicode61 (no stemming) so a query word's document frequency can be
--- read from the vocabulary table and very common words skipped.
-CREATE VIRTUAL TABLE IF NOT EXISTS records_fts USING fts5(body, tokenize = 'unicode61');
-CREATE VIRTUAL TABLE IF NOT EXISTS records_fts_vocab USING fts5vocab(records_fts, 'row');
+-- Each record's distinct terms (model/lexical-terms.ts), as the engram_terms()
+-- function every writing connection registers gives them: already split and
+-- stemmed, so unicode61 only separates them. The vocabulary table gives a
+-- term's document frequency; detail = none keeps no positions, which
+-- nothing reads.
+CREATE VIRTUAL TABLE IF NOT EXISTS records_terms USING fts5(body, tokenize = 'unicode61 remove_diacritics 0', detail = none);
+CREATE VIRTUAL TABLE IF NOT EXISTS records_terms_vocab USING fts5vocab(records_terms, 'row');
 
 CREATE TRIGGER IF NOT EXISTS records_ai AFTER INSERT ON records BEGIN
   INSERT INTO change_log (rid) VALUES (new.rid);
-  INSERT INTO records_fts (rowid, body) VALUES (new.rid,
-    coalesce(json_extract(new.payload, '$.content'), '') || ' ' ||
-    coalesce((SELECT group_concat(value, ' ') FROM json_each(new.payload, '$.tags')), ''));
+  INSERT INTO records_terms (rowid, body) VALUES (new.rid, ${termsOf("new.payload")});
 END;
 -- Written only by an UPDATE that names a mirrored column (see MIRRORED_COLUMNS).
 CREATE TRIGGER IF NOT EXISTS records_au AFTER ${FIRES_ON} ON records BEGIN
   INSERT INTO change_log (rid, vec) VALUES (new.rid, 0);
 END;
-CREATE TRIGGER IF NOT EXISTS records_au_fts AFTER ${FIRES_ON} ON records
+CREATE TRIGGER IF NOT EXISTS records_au_terms AFTER ${FIRES_ON} ON records
 WHEN json_extract(old.payload, '$.content') IS NOT json_extract(new.payload, '$.content')
+  OR json_extract(old.payload, '$.summary') IS NOT json_extract(new.payload, '$.summary')
   OR json_extract(old.payload, '$.tags') IS NOT json_extract(new.payload, '$.tags') BEGIN
-  DELETE FROM records_fts WHERE rowid = old.rid;
-  INSERT INTO records_fts (rowid, body) VALUES (new.rid,
-    coalesce(json_extract(new.payload, '$.content'), '') || ' ' ||
-    coalesce((SELECT group_concat(value, ' ') FROM json_each(new.payload, '$.tags')), ''));
+  DELETE FROM records_terms WHERE rowid = old.rid;
+  INSERT INTO records_terms (rowid, body) VALUES (new.rid, ${termsOf("new.payload")});
 END;
 CREATE TRIGGER IF NOT EXISTS records_ad AFTER DELETE ON records BEGIN
   INSERT INTO change_log (rid) VALUES (old.rid);
-  DELETE FROM records_fts WHERE rowid = old.rid;
+  DELETE FROM records_terms WHERE rowid = old.rid;
   DELETE FROM vectors WHERE rid = old.rid;
 END;
 CREATE TRIGGER IF NOT EXISTS vectors_ai AFTER INSERT ON vectors BEGIN

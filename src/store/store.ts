@@ -60,7 +60,7 @@ export type ResolveResult = { kind: "id"; id: string } | { kind: "not_found" } |
 export type SchemaHistogram = { versions: Map<number, number>; absent: number; total: number };
 
 /** A part of a store that can be not ready yet (see `Store.readiness`). */
-export type StorePart = "store" | "store_writes" | "index";
+export type StorePart = "store" | "store_writes" | "index" | "terms";
 
 /**
  * The storage port. Two implementations (embedded SQLite, Qdrant) pass one
@@ -124,8 +124,19 @@ export interface Store {
 
   list(query: RecordQuery, page: ListPage): Promise<{ records: MemoryRecord[]; total: number }>;
   count(query: RecordQuery): Promise<number>;
-  /** Hybrid recall candidates: vector neighbours plus lexical matches, all passing the query's filter. */
+  /**
+   * Hybrid recall candidates, all passing the query's filter: up to
+   * `candidates` vector neighbours plus up to `candidates` records holding
+   * the text's rarest terms, each scored by its cosine to `vector`, in
+   * [-1, 1]. The core ranks them (core/rank.ts).
+   */
   search(query: RecordQuery, vector: Float32Array, text: string, candidates: number): Promise<ScoredRecord[]>;
+  /**
+   * Each term's inverse document frequency over the whole store, as
+   * Qdrant's `idf` modifier computes it (term-weight.ts); a term no record
+   * holds is left out.
+   */
+  termWeights(terms: readonly string[]): Promise<Map<string, number>>;
   /** Each tag counted once per matching record. */
   tagCounts(query: RecordQuery): Promise<Map<string, number>>;
   listScopes(subject: Subject): Promise<{ scopes: { scope: string; count: number }[]; approximate: boolean }>;

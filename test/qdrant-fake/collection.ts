@@ -215,10 +215,14 @@ export class FakeCollection {
     for (const p of this.select(selector.points as unknown[] | undefined, selector.filter as Json | undefined, true)) p.payload = {};
   }
 
+  /** With `update_filter`, a point that does not match it is left as it is (a missing point is still an error). */
   updateVectors(body: Json): void {
+    const updateFilter = body.update_filter as Json | null | undefined;
+    if (updateFilter) this.checkFilter(updateFilter, "update");
     for (const raw of body.points as Array<{ id: unknown; vector: unknown }>) {
       const p = this.get(canonicalId(raw.id));
       if (!p) throw pointNotFound(canonicalId(raw.id));
+      if (updateFilter && !matchesFilter(this.target(p), updateFilter)) continue;
       for (const [n, v] of this.parseVectors(raw.vector)) p.vectors.set(n, v);
     }
   }

@@ -4,16 +4,20 @@ import {
   DENSE_VECTOR,
   LAYOUT_VERSION,
   LEXICAL_VECTOR,
+  META_PREFIX,
   PAYLOAD_INDEXES,
   SETUP_BACKOFF_MS,
   SETUP_RETRIES,
+  TERM_VECTORS_META,
+  TERM_VECTORS_VERSION,
   physicalCollectionName,
 } from "./layout.js";
 import { QdrantSetupError, checkServerVersion } from "./server-version.js";
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-const statusOf = (err: unknown): number | undefined => {
+/** The HTTP status of a failed client call, when it had one. */
+export const statusOf = (err: unknown): number | undefined => {
   const s = (err as { status?: unknown } | null)?.status;
   return typeof s === "number" ? s : undefined;
 };
@@ -82,7 +86,10 @@ export async function createLayout(client: QdrantClient, name: string, dim: numb
   }
   // The 1.16-1.18 client's createCollection drops `metadata`; a PATCH carries it.
   await withSetupRetry(() =>
-    client.updateCollection(name, { metadata: { ...metadata, [COLLECTION_META.dim]: dim, [COLLECTION_META.layout]: LAYOUT_VERSION } }),
+    client.updateCollection(name, {
+      // Its points are written with current term vectors from the start: nothing to rebuild.
+      metadata: { ...metadata, [COLLECTION_META.dim]: dim, [COLLECTION_META.layout]: LAYOUT_VERSION, [META_PREFIX + TERM_VECTORS_META]: TERM_VECTORS_VERSION },
+    }),
   );
 }
 

@@ -24,4 +24,4 @@ export { faultError, mapQdrantError, qdrantFaultOf, QdrantUnavailableError, STOR
 export { queryFilter, readFilter } from "./record-query-filter.js";
 export { landedIn, REVISION_TRAIL_MAX, trailAfter, trailOver } from "./revision-trail.js";
 export { QdrantSetupError, checkServerVersion, compareVersions } from "./server-version.js";
-export { documentSparse, querySparse } from "./sparse-vector.js";
+export { documentSparse, payloadSparse, querySparse } from "./sparse-vector.js";

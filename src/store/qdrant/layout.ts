@@ -70,6 +70,15 @@ export const COLLECTION_META = {
   layout: "engram_layout",
 } as const;
 export const META_PREFIX = "engram_meta:";
+
+/**
+ * The version of the term vectors a collection's points carry, kept in its
+ * metadata under this Store meta key: absent on a collection written before
+ * terms were stemmed and summaries indexed, whose points the store rewrites
+ * in the background (term-vectors.ts).
+ */
+export const TERM_VECTORS_META = "term_vectors";
+export const TERM_VECTORS_VERSION = "1";
 /** Bumped when the payload layout changes incompatibly. */
 export const LAYOUT_VERSION = 1;
 

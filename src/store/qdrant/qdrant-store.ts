@@ -1,14 +1,16 @@
 import { randomUUID } from "node:crypto";
 import { QdrantClient } from "@qdrant/js-client-rest";
 import { ResponseTooLargeError } from "../../argerror/index.js";
-import type { Logger } from "../../model/logger.js";
+import { silentLogger, type Logger } from "../../model/logger.js";
 import type { MemoryRecord, ScoredRecord } from "../../model/record.js";
 import type { Subject } from "../../model/subject.js";
 import { newRevision } from "../revision.js";
 import { landedIn, trailAfter, trailOver } from "./revision-trail.js";
 import { readable, matches } from "../record-filter.js";
 import { RecordExistsError, RevisionConflictError, TargetsGoneError, TargetsSupersededError } from "../store-errors.js";
-import type { ImportRow, ListPage, RecordQuery, ResolveResult, SchemaHistogram, Store } from "../store.js";
+import type { ImportRow, ListPage, RecordQuery, ResolveResult, SchemaHistogram, Store, StorePart } from "../store.js";
+import { clampCosine } from "../term-weight.js";
+import { collectionTermWeights, rebuildTermVectors } from "./term-vectors.js";
 import { isUuid } from "../uuid.js";
 import { ensureCollection } from "./collection-setup.js";
 import {
@@ -20,13 +22,15 @@ import {
   MAX_PAGE,
   META_PREFIX,
   RPC_BYTE_BUDGET,
+  TERM_VECTORS_META,
+  TERM_VECTORS_VERSION,
   VIEW_CEILING_BYTES,
 } from "./layout.js";
 import { attrsOf, decodePayload, encodePayload, type Payload } from "./point-payload.js";
 import { mapQdrantError, type QdrantAccess } from "./qdrant-fault.js";
 import { QdrantMigrationStore } from "./qdrant-migration-store.js";
 import { queryFilter, readFilter, type QCondition, type QFilter } from "./record-query-filter.js";
-import { documentSparse, querySparse, type SparseVector } from "./sparse-vector.js";
+import { payloadSparse, querySparse, type SparseVector } from "./sparse-vector.js";
 
 export type QdrantStoreOptions = {
   url: string;
@@ -85,7 +89,15 @@ export class QdrantStore implements Store {
   static async open(opts: QdrantStoreOptions): Promise<QdrantStore> {
     const store = new QdrantStore(opts);
     await store.call("write", () => ensureCollection(store.client, store.alias, opts.dim));
+    store.termsCurrent = (await store.getMeta(TERM_VECTORS_META)) === TERM_VECTORS_VERSION;
     return store;
+  }
+
+  /** False on a collection whose term vectors predate the current ones, until warm() has rebuilt them. */
+  private termsCurrent = true;
+
+  readiness(): StorePart[] {
+    return this.termsCurrent ? [] : ["terms"];
   }
 
   /** Every client call goes through here, so transport and storage faults map to the vocabulary in one place. */
@@ -103,7 +115,21 @@ export class QdrantStore implements Store {
     this.closed = true;
   }
 
-  async warm(): Promise<void> {}
+  /** Rebuilds outdated term vectors in the background; searches stay correct meanwhile (records still match by meaning). */
+  async warm(): Promise<void> {
+    if (this.termsCurrent) return;
+    this.rebuilding ??= this.call("write", async () => {
+      await rebuildTermVectors(this.client, this.alias, this.opts.log ?? silentLogger, () => !this.closed);
+      if (this.closed) return;
+      await this.setMeta(TERM_VECTORS_META, TERM_VECTORS_VERSION);
+      this.termsCurrent = true;
+    }).finally(() => {
+      this.rebuilding = undefined;
+    });
+    return this.rebuilding;
+  }
+
+  private rebuilding: Promise<void> | undefined;
 
   // ---- bounded reads --------------------------------------------------------
 
@@ -202,7 +228,7 @@ export class QdrantStore implements Store {
 
   private point(payload: Payload, dense: Float32Array | number[]): { id: string; vector: Record<string, number[] | SparseVector>; payload: Payload } {
     const vector: Record<string, number[] | SparseVector> = { [DENSE_VECTOR]: Array.from(dense) };
-    const sparse = documentSparse(String(payload.content ?? ""), (payload.tags as string[] | undefined) ?? []);
+    const sparse = payloadSparse(payload);
     if (sparse) vector[LEXICAL_VECTOR] = sparse;
     return { id: String(payload.id), vector, payload };
   }
@@ -394,9 +420,10 @@ export class QdrantStore implements Store {
 
   /**
    * Hybrid candidates in one Query API call: the dense neighbours and the
-   * lexical (sparse BM25) matches, each under the query's filter, then the
-   * union scored by dense cosine, which is how the embedded store fuses its
-   * two lanes. Ties go by id, as there.
+   * term matches (a sparse query of ones under the `idf` modifier: the summed
+   * weight of the query terms a record holds), each under the query's
+   * filter, then the union scored by dense cosine, as the embedded store
+   * scores its candidates. Ties go by id, as there; the core ranks them.
    */
   async search(query: RecordQuery, vector: Float32Array, text: string, candidates: number): Promise<ScoredRecord[]> {
     const filter = queryFilter(query);
@@ -411,8 +438,12 @@ export class QdrantStore implements Store {
     const records = await this.fullRecords([...scores.keys()]);
     return records
       .filter((r) => matches(attrsOf(r), query))
-      .map((r) => ({ record: r, score: scores.get(r.id)! }))
+      .map((r) => ({ record: r, score: clampCosine(scores.get(r.id)!) }))
       .sort((x, y) => y.score - x.score || (x.record.id < y.record.id ? -1 : 1));
+  }
+
+  async termWeights(terms: readonly string[]): Promise<Map<string, number>> {
+    return this.call("read", () => collectionTermWeights(this.client, this.alias, terms));
   }
 
   async tagCounts(query: RecordQuery): Promise<Map<string, number>> {

@@ -1,37 +1,41 @@
-import { lexicalTokens } from "../lexical.js";
+import { distinctTerms, searchableText } from "../../model/lexical-terms.js";
 
 export type SparseVector = { indices: number[]; values: number[] };
 
-/** FNV-1a, 32 bits: a token's dimension in the sparse vector. Collisions only merge two rare words' weights. */
-function tokenIndex(token: string): number {
+/** FNV-1a, 32 bits: a term's dimension in the sparse vector. Collisions only merge two rare terms' weights. */
+export function termIndex(term: string): number {
   let h = 0x811c9dc5;
-  for (let i = 0; i < token.length; i++) {
-    h ^= token.charCodeAt(i);
+  for (let i = 0; i < term.length; i++) {
+    h ^= term.charCodeAt(i);
     h = Math.imul(h, 0x01000193) >>> 0;
   }
   return h >>> 0;
 }
 
-function toSparse(weights: ReadonlyMap<string, number>): SparseVector | undefined {
-  const byIndex = new Map<number, number>();
-  for (const [t, w] of weights) byIndex.set(tokenIndex(t), (byIndex.get(tokenIndex(t)) ?? 0) + w);
-  if (byIndex.size === 0) return undefined;
-  const indices = [...byIndex.keys()].sort((a, b) => a - b);
-  return { indices, values: indices.map((i) => byIndex.get(i)!) };
+function ones(terms: readonly string[]): SparseVector | undefined {
+  const indices = [...new Set(terms.map(termIndex))].sort((a, b) => a - b);
+  return indices.length === 0 ? undefined : { indices, values: indices.map(() => 1) };
 }
 
 /**
- * A record's lexical vector over the embedded store's tokens of its content
- * and tags (the words its full-text table indexes): each distinct token
- * weighs 1, and Qdrant's `idf` modifier multiplies in its rarity at query
- * time, so a record scores the summed IDF of the query words it holds,
- * which is how the embedded store ranks its lexical candidates.
+ * A record's sparse vector: a 1 for each distinct term of its content,
+ * summary and tags (the tokenizer every lane shares). Qdrant's `idf`
+ * modifier multiplies in each term's rarity at query time, so a query of
+ * ones scores a record by the summed weight of the query terms it holds,
+ * as the embedded store picks its term candidates, and a one-term query
+ * scores any record holding the term by exactly that term's weight.
  */
-export function documentSparse(content: string, tags: readonly string[]): SparseVector | undefined {
-  return toSparse(new Map(lexicalTokens(`${content} ${tags.join(" ")}`).map((t) => [t, 1])));
+export function documentSparse(record: { content: string; summary?: string; tags?: readonly string[] }): SparseVector | undefined {
+  return ones(distinctTerms(searchableText(record)));
 }
 
-/** A query's lexical vector, from the same tokenizer: each query word counts once. */
+/** A query's sparse vector, from the same tokenizer: each query term counts once. */
 export function querySparse(text: string): SparseVector | undefined {
-  return toSparse(new Map(lexicalTokens(text).map((t) => [t, 1])));
+  return ones(distinctTerms(text));
+}
+
+/** documentSparse over a stored payload, whatever it holds. */
+export function payloadSparse(payload: Record<string, unknown>): SparseVector | undefined {
+  const tags = Array.isArray(payload.tags) ? payload.tags.map(String) : [];
+  return documentSparse({ content: String(payload.content ?? ""), summary: typeof payload.summary === "string" ? payload.summary : "", tags });
 }

@@ -167,7 +167,8 @@ export type Memory = Message<"engram.v1.Memory"> & {
   summarySource: string;
 
   /**
-   * Cosine score on search hits, 0 on list and get.
+   * Search hits: the ranking score the answer is ordered by, best first
+   * (about -1 to 1.9; comparable within one answer only). 0 on list and get.
    *
    * @generated from field: float score = 17;
    */

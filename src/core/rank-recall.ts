@@ -1,0 +1,22 @@
+import type { ScoredRecord } from "../model/record.js";
+import type { Store } from "../store/store.js";
+import { feedbackCandidates, firstPass, withFeedback } from "./rank.js";
+
+/**
+ * Ranks one or more candidate lists of the same query (a search's visible
+ * candidates, and the same with the gate lifted) and keeps k of each.
+ * `weights` are the query terms' (looked up beside the candidates); every
+ * list's feedback terms are then looked up together, in one call.
+ */
+export async function rankRecall<L extends readonly (readonly ScoredRecord[])[]>(
+  store: Store,
+  terms: readonly string[],
+  weights: ReadonlyMap<string, number>,
+  lists: readonly [...L],
+  k: number,
+): Promise<{ [I in keyof L]: ScoredRecord[] }> {
+  const first = lists.map((hits) => firstPass(terms, weights, hits));
+  const extra = [...new Set(first.flatMap((ranked) => feedbackCandidates(ranked, terms)))];
+  const more = extra.length === 0 ? new Map<string, number>() : await store.termWeights(extra);
+  return first.map((ranked) => withFeedback(ranked, terms, more, k)) as { [I in keyof L]: ScoredRecord[] };
+}

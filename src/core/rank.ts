@@ -1,0 +1,138 @@
+import { lexicalTerms, searchableText } from "../model/lexical-terms.js";
+import type { MemoryRecord, ScoredRecord } from "../model/record.js";
+
+/**
+ * The ranking's constants, chosen on the LoCoMo development split (see
+ * docs/architecture.md, "How recall ranks"): each sits on a plateau, so
+ * neighbouring values rank within about a point of recall of these.
+ */
+export const RANKING = Object.freeze({
+  /** BM25's term-frequency saturation and length normalization. */
+  k1: 1.2,
+  b: 0.75,
+  /**
+   * The record length (in terms) BM25 normalizes against. Fixed rather than
+   * the store's running average, so a score depends on nothing the store
+   * holds but the term weights, and both stores agree.
+   */
+  averageTerms: 32,
+  /** Weight of the BM25 score, as a share of the best candidate's. */
+  bm25: 0.2,
+  /** Weight of the share of the query's total term weight a record holds. */
+  coverage: 0.4,
+  /** Pseudo-relevance feedback: the best records of the first pass whose terms extend the query... */
+  feedbackRecords: 10,
+  /** ...the most frequent of their terms whose weights are looked up... */
+  feedbackLookups: 64,
+  /** ...the feedback terms kept, by frequency times weight... */
+  feedbackTerms: 10,
+  /** ...and the weight of the share of their total term weight a record holds. */
+  feedback: 0.3,
+});
+
+/** Candidates fetched per lane before ranking: four times k, at least 32, at most 100 (never below k). */
+export function candidateK(k: number): number {
+  return Math.max(k, Math.min(100, Math.max(32, 4 * k)));
+}
+
+type TermCounts = { tf: Map<string, number>; length: number };
+
+/** Frozen records (every store hands those out) are counted once. */
+const COUNTED = new WeakMap<MemoryRecord, TermCounts>();
+
+function termCounts(record: MemoryRecord): TermCounts {
+  const kept = COUNTED.get(record);
+  if (kept) return kept;
+  const tf = new Map<string, number>();
+  const terms = lexicalTerms(searchableText(record));
+  for (const t of terms) tf.set(t, (tf.get(t) ?? 0) + 1);
+  const counts = { tf, length: terms.length };
+  if (Object.isFrozen(record)) COUNTED.set(record, counts);
+  return counts;
+}
+
+const byScore = (x: ScoredRecord, y: ScoredRecord) => y.score - x.score || (x.record.id < y.record.id ? -1 : x.record.id > y.record.id ? 1 : 0);
+
+/** The share of the terms' total weight found in a record: 0 when none of them has a weight. */
+function coverage(record: MemoryRecord, terms: readonly string[], weights: ReadonlyMap<string, number>): number {
+  let total = 0;
+  let covered = 0;
+  const { tf } = termCounts(record);
+  for (const t of terms) {
+    const w = weights.get(t) ?? 0;
+    total += w;
+    if (tf.has(t)) covered += w;
+  }
+  return total > 0 ? covered / total : 0;
+}
+
+/**
+ * The first pass, every candidate kept, best first: its dense cosine
+ * (clamped to [-1, 1]), plus 0.2 times its BM25 score over the query terms
+ * as a share of the best candidate's, plus 0.4 times the share of the
+ * query's total term weight it holds in its content, summary and tags.
+ * Term weights are the store's inverse document frequencies, so a rare word
+ * counts for more than a common one.
+ */
+export function firstPass(terms: readonly string[], weights: ReadonlyMap<string, number>, hits: readonly ScoredRecord[]): ScoredRecord[] {
+  const query = [...new Set(terms)].filter((t) => (weights.get(t) ?? 0) > 0);
+  const bm25 = hits.map((h) => {
+    if (query.length === 0) return 0;
+    const { tf, length } = termCounts(h.record);
+    const norm = RANKING.k1 * (1 - RANKING.b + (RANKING.b * length) / RANKING.averageTerms);
+    let s = 0;
+    for (const t of query) {
+      const f = tf.get(t);
+      if (f) s += (weights.get(t)! * f * (RANKING.k1 + 1)) / (f + norm);
+    }
+    return s;
+  });
+  const best = Math.max(0, ...bm25);
+  return hits
+    .map((h, i) => {
+      const cosine = Math.max(-1, Math.min(1, h.score));
+      const lexical = best > 0 ? (RANKING.bm25 * bm25[i]!) / best : 0;
+      return { record: h.record, score: cosine + lexical + RANKING.coverage * coverage(h.record, query, weights) };
+    })
+    .sort(byScore);
+}
+
+/**
+ * Candidate feedback terms: those of the first pass's best records that the
+ * query lacks, most frequent among them first (ties by first seen), as many
+ * as are worth a weight lookup.
+ */
+export function feedbackCandidates(ranked: readonly ScoredRecord[], terms: readonly string[]): string[] {
+  const query = new Set(terms);
+  const seen = new Map<string, number>();
+  for (const h of ranked.slice(0, RANKING.feedbackRecords)) {
+    for (const t of termCounts(h.record).tf.keys()) if (!query.has(t)) seen.set(t, (seen.get(t) ?? 0) + 1);
+  }
+  return [...seen.entries()]
+    .sort((x, y) => y[1] - x[1])
+    .slice(0, RANKING.feedbackLookups)
+    .map(([t]) => t);
+}
+
+/**
+ * The second pass: the feedback terms (frequency among the best records
+ * times weight, the top ten) add 0.3 times the share of their total weight
+ * a candidate holds; then best first, ties by id, k kept. The score returned
+ * is the one the order follows, in [-1, 1.9], comparable within one answer
+ * only.
+ */
+export function withFeedback(ranked: readonly ScoredRecord[], terms: readonly string[], weights: ReadonlyMap<string, number>, k: number): ScoredRecord[] {
+  const counts = new Map(feedbackCandidates(ranked, terms).map((t) => [t, 0]));
+  for (const h of ranked.slice(0, RANKING.feedbackRecords)) for (const t of termCounts(h.record).tf.keys()) if (counts.has(t)) counts.set(t, counts.get(t)! + 1);
+  const feedback = [...counts.entries()]
+    .map(([t, n]) => ({ t, v: n * (weights.get(t) ?? 0) }))
+    .filter((x) => x.v > 0)
+    .sort((x, y) => y.v - x.v)
+    .slice(0, RANKING.feedbackTerms)
+    .map((x) => x.t);
+  if (feedback.length === 0) return ranked.slice(0, k);
+  return ranked
+    .map((h) => ({ record: h.record, score: h.score + RANKING.feedback * coverage(h.record, feedback, weights) }))
+    .sort(byScore)
+    .slice(0, k);
+}

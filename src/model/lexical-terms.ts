@@ -1,0 +1,77 @@
+import { stemmer } from "stemmer";
+
+/**
+ * Words too common to say anything about a match: they would pull in most
+ * records as lexical candidates and add noise to every lexical score.
+ */
+const STOP_WORDS: ReadonlySet<string> = new Set(
+  ("a an and are as at be been but by can did do does for from had has have how i if in into is it its me my of on or our " +
+    "should so that the their them then there these they this to us was we were what when where which who why will with would you your")
+    .split(" "),
+);
+
+const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
+
+/**
+ * Stems are memoized: a handful of regex passes per word adds up over every
+ * candidate of every search. Bounded, and simply dropped when full.
+ */
+const STEMS = new Map<string, string>();
+const STEMS_MAX = 50_000;
+
+function stemOf(word: string): string {
+  let s = STEMS.get(word);
+  if (s === undefined) {
+    if (STEMS.size >= STEMS_MAX) STEMS.clear();
+    // Porter's rules are for English letters; numbers and other scripts stay as written.
+    s = /^[a-z]{3,}$/.test(word) ? stemmer(word) : word;
+    STEMS.set(word, s);
+  }
+  return s;
+}
+
+/**
+ * The lexical terms of a text, in order and with repeats: lowercase runs of
+ * letters and digits (any script), stop words dropped, English words
+ * stemmed so "painted" finds "painting". One tokenizer for the embedded
+ * store's term index, the Qdrant store's sparse vectors and the core's
+ * ranking, so the three always agree on what a term is.
+ */
+export function lexicalTerms(text: string): string[] {
+  // A hand-rolled scan with an ASCII fast path: a regex split over every
+  // candidate of every search cost several times more.
+  const lower = text.toLowerCase();
+  const out: string[] = [];
+  let start = -1;
+  for (let i = 0; i <= lower.length; i++) {
+    const c = i < lower.length ? lower.charCodeAt(i) : 0;
+    let word = (c >= 97 && c <= 122) || (c >= 48 && c <= 57);
+    if (!word && c >= 128) {
+      const wide = c >= 0xd800 && c <= 0xdbff && i + 1 < lower.length;
+      word = LETTER_OR_DIGIT.test(wide ? lower.slice(i, i + 2) : lower[i]!);
+      if (word && wide) {
+        if (start < 0) start = i;
+        i++;
+        continue;
+      }
+    }
+    if (word) {
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      const t = lower.slice(start, i);
+      if (!STOP_WORDS.has(t)) out.push(stemOf(t));
+      start = -1;
+    }
+  }
+  return out;
+}
+
+/** The distinct terms of a text, first occurrence first. */
+export function distinctTerms(text: string): string[] {
+  return [...new Set(lexicalTerms(text))];
+}
+
+/** What of a record is searchable by words: its content, its summary and its tags. */
+export function searchableText(r: { content: string; summary?: string; tags?: readonly string[] }): string {
+  return `${r.content} ${r.summary ?? ""} ${(r.tags ?? []).join(" ")}`;
+}
