@@ -40,3 +40,43 @@ describe("recall with the local sentence model", () => {
     expect(r.scopesTruncated).toBe(false);
   });
 });
+
+/** Words rank by how rare they are, in content, summary and tags alike; hits come best first. */
+describe("recall by words", () => {
+  let server: TestServer;
+  const ids: Record<string, string> = {};
+
+  beforeAll(async () => {
+    server = await startTestServer({ embedder: sharedLocalEmbedder() });
+    const c = server.client();
+    const put = async (key: string, content: string, extra: { summary?: string; tags?: string[] } = {}) => {
+      ids[key] = (await c.storeMemory({ content, scope: "repo:words", source: "user-said", category: "convention", ...extra })).id;
+    };
+    await put("summary", "Use it for every install and lockfile change in this repository.", { summary: "Package manager is pnpm" });
+    await put("stem", "She painted the hallway a pale green last spring.");
+    await put("tag", "Ask before touching the shared staging cluster.", { tags: ["kubernetes"] });
+    for (let i = 0; i < 12; i++) await put(`filler${i}`, `Filler note ${i} about meetings, lunches and the weekly sync.`);
+  }, 120_000);
+  afterAll(async () => server.close());
+
+  const cases = [
+    ["package manager", "summary", "a word of the summary alone"],
+    ["who is painting the walls", "stem", "another form of the same word"],
+    ["kubernetes access", "tag", "a tag"],
+  ] as const;
+
+  for (const [query, want, what] of cases) {
+    it(`finds a memory by ${what}: "${query}" ranks it first`, async () => {
+      const r = await server.client().searchMemories({ query, scope: "repo:words", k: 5n });
+      expect(r.memories[0]?.id).toBe(ids[want]);
+    });
+  }
+
+  it("returns hits in descending score order, the score being the one the order follows", async () => {
+    for (const query of ["weekly sync meetings", "pnpm lockfile", "green hallway", "staging cluster notes"]) {
+      const scores = (await server.client().searchMemories({ query, scope: "repo:words", k: 15n })).memories.map((m) => m.score);
+      expect(scores).toHaveLength(15);
+      for (let i = 1; i < scores.length; i++) expect(scores[i - 1]!).toBeGreaterThanOrEqual(scores[i]!);
+    }
+  });
+});

@@ -1,0 +1,96 @@
+/**
+ * `npm run bench:recall`: recall on a LoCoMo-format benchmark through the
+ * real server, with a plain BM25 over the same texts as the reference line.
+ *
+ *   --data <file>        the benchmark (default ../shared/data/locomo/locomo-dev.json)
+ *   --k <n>              hits asked per question (default 25)
+ *   --concurrency <n>    stores in flight while ingesting (default 4)
+ *
+ * Every turn is stored through Connect as one memory, in scope
+ * `locomo:<sample_id>`; every question of categories 1-4 is asked with
+ * SearchMemories in its conversation's scope. Prints recall@5/10/25 and
+ * hit@5/10/25 per category and overall for engram and for the BM25 line,
+ * the ingestion rate and the search latency (p50/p95, embedding included).
+ */
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { createClient } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-node";
+import { EngramService } from "../../src/gen/engram/v1/engram_pb.js";
+import { parseLocomo, type Question } from "./locomo.js";
+import { PlainBm25 } from "./plain-bm25.js";
+import { CUTOFFS, score, type Answer, type Row } from "./scoring.js";
+import { startServer } from "./server-process.js";
+
+const { values } = parseArgs({
+  options: {
+    data: { type: "string", default: "../shared/data/locomo/locomo-dev.json" },
+    k: { type: "string", default: "25" },
+    concurrency: { type: "string", default: "4" },
+  },
+});
+const k = Number(values.k);
+const concurrency = Number(values.concurrency);
+if (!Number.isInteger(k) || k < 25 || k > 1000) throw new Error("--k must be an integer from 25 to 1000");
+if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error("--concurrency must be a positive integer");
+
+const percentile = (sorted: readonly number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+
+function table(title: string, rows: readonly Row[]): string {
+  const head = `| ${title} | questions | ${CUTOFFS.map((c) => `recall@${c}`).join(" | ")} | ${CUTOFFS.map((c) => `hit@${c}`).join(" | ")} |`;
+  const rule = `|---|---|${CUTOFFS.map(() => "---|").join("")}${CUTOFFS.map(() => "---|").join("")}`;
+  const lines = rows.map((r) => `| ${r.label} | ${r.questions} | ${[...r.recall, ...r.hit].map((x) => x.toFixed(3)).join(" | ")} |`);
+  return [head, rule, ...lines].join("\n");
+}
+
+async function main(): Promise<void> {
+  const file = resolve(values.data);
+  const bench = parseLocomo(JSON.parse(readFileSync(file, "utf8")));
+  console.log(`${bench.turns.length} turns, ${bench.questions.length} questions (${bench.skipped} without evidence left out) from ${file}`);
+
+  const server = await startServer();
+  try {
+    const client = createClient(EngramService, createConnectTransport({ baseUrl: server.url, httpVersion: "1.1" }));
+    const turnOf = new Map<string, string>();
+    const started = performance.now();
+    let next = 0;
+    let stored = 0;
+    const worker = async () => {
+      for (let i = next++; i < bench.turns.length; i = next++) {
+        const t = bench.turns[i]!;
+        const res = await client.storeMemory({ content: t.content, scope: t.scope, source: "user-said", category: "preference" });
+        turnOf.set(res.id, t.diaId);
+        if (++stored % 500 === 0) console.log(`stored ${stored}/${bench.turns.length}`);
+      }
+    };
+    await Promise.all(Array.from({ length: concurrency }, worker));
+    const seconds = (performance.now() - started) / 1000;
+
+    const latencies: number[] = [];
+    const engram: Answer[] = [];
+    const ask = async (q: Question) => {
+      const t0 = performance.now();
+      const res = await client.searchMemories({ query: q.question, scope: q.scope, k: BigInt(k) });
+      latencies.push(performance.now() - t0);
+      return res.memories.map((m) => turnOf.get(m.id) ?? "");
+    };
+    for (const q of bench.questions) engram.push({ category: q.category, evidence: q.evidence, ranked: await ask(q) });
+
+    const bm25 = new PlainBm25(bench.turns.map((t) => ({ scope: t.scope, id: t.diaId, text: t.content })));
+    const reference: Answer[] = bench.questions.map((q) => ({ category: q.category, evidence: q.evidence, ranked: bm25.search(q.scope, q.question, k) }));
+
+    latencies.sort((a, b) => a - b);
+    const ours = score(engram);
+    const theirs = score(reference);
+    console.log(`\n${table("engram", ours)}\n\n${table("plain BM25", theirs)}\n`);
+    const overall = (rows: Row[]) => rows[rows.length - 1]!;
+    console.log(`recall@10 over BM25: ${(overall(ours).recall[1]! - overall(theirs).recall[1]!).toFixed(3)}`);
+    console.log(`ingestion: ${(bench.turns.length / seconds).toFixed(1)} turns/s with ${concurrency} in flight (${bench.turns.length} in ${seconds.toFixed(1)} s)`);
+    console.log(`search through Connect, embedding included: p50 ${percentile(latencies, 50).toFixed(1)} ms, p95 ${percentile(latencies, 95).toFixed(1)} ms over ${latencies.length} questions`);
+  } finally {
+    await server.stop();
+  }
+}
+
+await main();
