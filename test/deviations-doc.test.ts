@@ -1,11 +1,12 @@
 /**
  * The "Deliberate deviations from the reference" section of
  * docs/architecture.md states numbers the code holds: the RPC count of the
- * proto, the current schema version, and the v0 → v1 step's reason taken
- * word for word from the reference.
+ * proto, the current schema version, the list_scheduled states, and the
+ * v0 → v1 step's reason taken word for word from the reference.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { SCHEDULE_STATES } from "../src/core/index.js";
 import { EngramService } from "../src/gen/engram/v1/engram_pb.js";
 import { STEPS } from "../src/store/migrations/registry.js";
 import { CURRENT_SCHEMA_VERSION } from "../src/store/schema-version.js";
@@ -30,6 +31,10 @@ describe("docs/architecture.md: deliberate deviations from the reference", () =>
 
   it("names the current schema version", () => {
     expect(SECTION).toContain(`**Current schema version ${CURRENT_SCHEMA_VERSION}, not 1.**`);
+  });
+
+  it("names every list_scheduled state the core accepts, in its order", () => {
+    expect(SECTION).toContain(`state must be one of ${SCHEDULE_STATES.join("|")}`);
   });
 
   it.skipIf(REFERENCE === "")("declares the v0 → v1 step irreversible with the reference's own reason", () => {
