@@ -16,7 +16,7 @@ import {
   VIEW_CEILING_BYTES,
   physicalCollectionName,
 } from "../src/store/qdrant/index.js";
-import { SETUP_BACKOFF_MS, SETUP_RETRIES } from "../src/store/qdrant/layout.js";
+import { SETUP_BACKOFF_MS, SETUP_RETRIES, TERM_VECTORS_META } from "../src/store/qdrant/layout.js";
 import { MAX_CATCHUP_PASSES, REINDEX_META, SWITCH_SETTLE_MS, generationOf } from "../src/operator/reindex-qdrant.js";
 
 const RAW = readFileSync(new URL("../docs/qdrant.md", import.meta.url), "utf8");
@@ -31,7 +31,11 @@ describe("docs/qdrant.md says what the code does", () => {
     expect(physicalCollectionName("<alias>")).toBe("<alias>-g1");
     expect(DOC).toContain("`<alias>-g1`");
     expect(DOC).toContain(`- \`${DENSE_VECTOR}\`: the embedder's vector, cosine`);
-    expect(DOC).toContain(`- \`${LEXICAL_VECTOR}\`: a sparse BM25 vector with \`modifier: "idf"\``);
+    expect(DOC).toContain(`- \`${LEXICAL_VECTOR}\`: a sparse vector with \`modifier: "idf"\``);
+  });
+
+  it("names the metadata key whose absence rebuilds the term vectors", () => {
+    expect(DOC).toContain(`\`${META_PREFIX}${TERM_VECTORS_META}\``);
   });
 
   it("lists every payload index with its type, and every optional gate key", () => {
