@@ -16,7 +16,7 @@ export async function rankRecall<L extends readonly (readonly ScoredRecord[])[]>
   k: number,
 ): Promise<{ [I in keyof L]: ScoredRecord[] }> {
   const first = lists.map((hits) => firstPass(terms, weights, hits));
-  const extra = [...new Set(first.flatMap((ranked) => feedbackCandidates(ranked, terms)))];
+  const extra = [...new Set(first.flatMap((ranked) => feedbackCandidates(ranked, terms, weights)))];
   const more = extra.length === 0 ? new Map<string, number>() : await store.termWeights(extra);
-  return first.map((ranked) => withFeedback(ranked, terms, more, k)) as { [I in keyof L]: ScoredRecord[] };
+  return first.map((ranked) => withFeedback(ranked, terms, weights, more, k)) as { [I in keyof L]: ScoredRecord[] };
 }

@@ -20,7 +20,7 @@ export const RANKING = Object.freeze({
   bm25: 0.2,
   /** Weight of the share of the query's total term weight a record holds. */
   coverage: 0.4,
-  /** Pseudo-relevance feedback: the best records of the first pass whose terms extend the query... */
+  /** Pseudo-relevance feedback: the best records of the first pass holding a query term, whose terms extend the query... */
   feedbackRecords: 10,
   /** ...the most frequent of their terms whose weights are looked up... */
   feedbackLookups: 64,
@@ -98,33 +98,51 @@ export function firstPass(terms: readonly string[], weights: ReadonlyMap<string,
 }
 
 /**
- * Candidate feedback terms: those of the first pass's best records that the
- * query lacks, most frequent among them first (ties by first seen), as many
- * as are worth a weight lookup.
+ * The first pass's best records that hold a query term: only they feed
+ * terms back. A record near the query by meaning alone says nothing about
+ * its words, and in a small scope the best ten would be most of it.
  */
-export function feedbackCandidates(ranked: readonly ScoredRecord[], terms: readonly string[]): string[] {
+function feedbackRecords(ranked: readonly ScoredRecord[], terms: readonly string[], weights: ReadonlyMap<string, number>): MemoryRecord[] {
+  const query = terms.filter((t) => (weights.get(t) ?? 0) > 0);
+  return ranked
+    .filter((h) => query.some((t) => termCounts(h.record).tf.has(t)))
+    .slice(0, RANKING.feedbackRecords)
+    .map((h) => h.record);
+}
+
+/** How many feedback records hold each term the query lacks, most first (ties by first seen). */
+function feedbackCounts(ranked: readonly ScoredRecord[], terms: readonly string[], weights: ReadonlyMap<string, number>): [string, number][] {
   const query = new Set(terms);
   const seen = new Map<string, number>();
-  for (const h of ranked.slice(0, RANKING.feedbackRecords)) {
-    for (const t of termCounts(h.record).tf.keys()) if (!query.has(t)) seen.set(t, (seen.get(t) ?? 0) + 1);
+  for (const r of feedbackRecords(ranked, terms, weights)) {
+    for (const t of termCounts(r).tf.keys()) if (!query.has(t)) seen.set(t, (seen.get(t) ?? 0) + 1);
   }
-  return [...seen.entries()]
-    .sort((x, y) => y[1] - x[1])
+  return [...seen.entries()].sort((x, y) => y[1] - x[1]);
+}
+
+/** Candidate feedback terms, as many as are worth a weight lookup. `weights` are the query terms'. */
+export function feedbackCandidates(ranked: readonly ScoredRecord[], terms: readonly string[], weights: ReadonlyMap<string, number>): string[] {
+  return feedbackCounts(ranked, terms, weights)
     .slice(0, RANKING.feedbackLookups)
     .map(([t]) => t);
 }
 
 /**
- * The second pass: the feedback terms (frequency among the best records
- * times weight, the top ten) add 0.3 times the share of their total weight
+ * The second pass: the feedback terms (frequency among the feedback records
+ * times weight, the top ten; `weights` are theirs) add 0.3 times the share of their total weight
  * a candidate holds; then best first, ties by id, k kept. The score returned
  * is the one the order follows, in [-1, 1.9], comparable within one answer
  * only.
  */
-export function withFeedback(ranked: readonly ScoredRecord[], terms: readonly string[], weights: ReadonlyMap<string, number>, k: number): ScoredRecord[] {
-  const counts = new Map(feedbackCandidates(ranked, terms).map((t) => [t, 0]));
-  for (const h of ranked.slice(0, RANKING.feedbackRecords)) for (const t of termCounts(h.record).tf.keys()) if (counts.has(t)) counts.set(t, counts.get(t)! + 1);
-  const feedback = [...counts.entries()]
+export function withFeedback(
+  ranked: readonly ScoredRecord[],
+  terms: readonly string[],
+  queryWeights: ReadonlyMap<string, number>,
+  weights: ReadonlyMap<string, number>,
+  k: number,
+): ScoredRecord[] {
+  const feedback = feedbackCounts(ranked, terms, queryWeights)
+    .slice(0, RANKING.feedbackLookups)
     .map(([t, n]) => ({ t, v: n * (weights.get(t) ?? 0) }))
     .filter((x) => x.v > 0)
     .sort((x, y) => y.v - x.v)

@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { firstPass, withFeedback } from "../src/core/rank.js";
+import { deepFreeze } from "../src/model/deep-freeze.js";
+import type { ScoredRecord } from "../src/model/record.js";
+import { syntheticRecord } from "./helpers/synthetic-record.js";
+
+const hit = (i: number, content: string, score: number, extra: { summary?: string; tags?: string[] } = {}): ScoredRecord => ({
+  record: deepFreeze(syntheticRecord(i, { content, ...extra })),
+  score,
+});
+
+describe("the ranking", () => {
+  it("orders by cosine alone when no query term is known to the store, the score being the cosine clamped to [-1, 1]", () => {
+    const ranked = firstPass(["zzz"], new Map(), [hit(1, "a", 0.2), hit(2, "b", 1.0000000012), hit(3, "c", -0.5)]);
+    expect(ranked.map((h) => [h.record.id, h.score])).toEqual([
+      [syntheticRecord(2).id, 1],
+      [syntheticRecord(1).id, 0.2],
+      [syntheticRecord(3).id, -0.5],
+    ]);
+  });
+
+  it("lifts a record holding the rarer query word over one holding the commoner, and counts summary and tags", () => {
+    const weights = new Map([
+      ["pnpm", 3],
+      ["manag", 1],
+    ]);
+    const ranked = firstPass(["pnpm", "manag"], weights, [
+      hit(1, "the team manager", 0.3),
+      hit(2, "use it for installs", 0.3, { summary: "pnpm only" }),
+      hit(3, "nothing", 0.35, { tags: ["manager"] }),
+    ]);
+    // The tag matches as the content does, and the nearer record of the two wins.
+    expect(ranked.map((h) => h.record.id)).toEqual([syntheticRecord(2).id, syntheticRecord(3).id, syntheticRecord(1).id]);
+    for (let i = 1; i < ranked.length; i++) expect(ranked[i - 1]!.score).toBeGreaterThanOrEqual(ranked[i]!.score);
+  });
+
+  it("takes feedback terms only from records holding a query term, and keeps k in descending score order", () => {
+    const q = new Map([["vase", 2]]);
+    const ranked = firstPass(["vase"], q, [
+      hit(1, "weekly sync notes", 0.9),
+      hit(2, "weekly sync notes again", 0.85),
+      hit(3, "the cat broke a vase", 0.1),
+      hit(4, "the cat sleeps all day", 0.2),
+    ]);
+    // "cat" comes back from the vase record; "weekly" and "sync" would have come from the two nearest, which hold no query term.
+    const fed = withFeedback(ranked, ["vase"], q, new Map([["cat", 1], ["weekli", 1], ["sync", 1], ["broke", 1]]), 3);
+    expect(fed.map((h) => h.record.id)).toEqual([syntheticRecord(3).id, syntheticRecord(1).id, syntheticRecord(2).id]);
+    const plain = withFeedback(ranked, ["vase"], q, new Map(), 4);
+    expect(plain.map((h) => h.record.id)).toEqual(ranked.map((h) => h.record.id));
+    expect(fed[0]!.score).toBeCloseTo(0.1 + 0.2 + 0.4 + 0.3, 10);
+  });
+});
