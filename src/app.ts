@@ -1,6 +1,6 @@
 import { connectNodeHandler, maxRequestBytesFromEnv } from "./connect/index.js";
 import { createCore, limitsFromEnv, type Core, type CoreDeps, type Logger } from "./core/index.js";
-import { loadTokenAuth, type TokenAuth } from "./core/static-tokens.js";
+import { loadTokenAuth, type Authenticator } from "./auth/index.js";
 import { checkEmbedderIdentity, embedderFromEnv, identityKey, type Embedder } from "./embed/index.js";
 import { allowedOriginsFromEnv, requestTimeoutFromEnv, startServer, type Handler, type RunningServer } from "./server.js";
 import { EmbeddedStore } from "./store/embedded-store.js";
@@ -61,7 +61,7 @@ export async function ensureEmbedderIdentity(store: Store, embedder: Embedder): 
   if (check.first) await store.setMeta(META_EMBEDDER_IDENTITY, identityKey(embedder.identity));
 }
 
-export type Engram = { core: Core; deps: CoreDeps; auth: TokenAuth; close(): Promise<void> };
+export type Engram = { core: Core; deps: CoreDeps; auth: Authenticator; close(): Promise<void> };
 
 export async function openEngram(opts: { env?: NodeJS.ProcessEnv; log?: Logger; embedder?: Embedder; store?: Store } = {}): Promise<Engram> {
   const env = opts.env ?? process.env;

@@ -23,19 +23,16 @@
  *   everything else     → the Connect handler (which answers 404 itself)
  */
 import http from "node:http";
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ServerResponse } from "node:http";
 import http2 from "node:http2";
-import type { Http2ServerRequest, Http2ServerResponse, ServerHttp2Session } from "node:http2";
+import type { Http2ServerRequest, ServerHttp2Session } from "node:http2";
 import net from "node:net";
 
-import { authenticateRequest } from "./connect/request-auth.js";
-import type { TokenAuth } from "./core/static-tokens.js";
-import type { Subject } from "./model/subject.js";
+import { admitRequest, authenticateRequest, type Authenticator } from "./auth/index.js";
+import type { AnyRequest, AnyResponse, Handler } from "./node-http.js";
 import { defaultConsoleDir, isConsolePath, serveConsole } from "./ui/console-route.js";
 
-export type AnyRequest = IncomingMessage | Http2ServerRequest;
-export type AnyResponse = ServerResponse | Http2ServerResponse;
-export type Handler = (req: AnyRequest, res: AnyResponse) => void;
+export type { AnyRequest, AnyResponse, Handler } from "./node-http.js";
 
 export type ServerOptions = {
   /** "host:port", e.g. "127.0.0.1:8080"; port 0 picks a free port; "[::1]:0" for IPv6. */
@@ -47,7 +44,7 @@ export type ServerOptions = {
   /** Default "/mcp". */
   mcpPath?: string;
   /** Guards the MCP route: 401 when auth is on and the bearer is missing or wrong. */
-  auth: TokenAuth;
+  auth: Authenticator;
   /** Structured log sink. */
   log: (line: Record<string, unknown>) => void;
   /**
@@ -139,13 +136,6 @@ const SNIFF_TIMEOUT_MS = 10_000;
 /** How long close() lets in-flight requests finish before destroying sockets. */
 const CLOSE_GRACE_MS = 1_500;
 const DEFAULT_MCP_PATH = "/mcp";
-
-const subjects = new WeakMap<object, Subject>();
-
-/** The authenticated subject the listener attached to an MCP request, if any. */
-export function subjectOf(req: AnyRequest): Subject | undefined {
-  return subjects.get(req);
-}
 
 /**
  * Parses "host:port" / "[v6]:port" / ":port" (all interfaces). Throws on
@@ -310,8 +300,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         return;
       }
       if (opts.mcp && path === mcpPath) {
-        const subject = authenticateRequest(auth, req);
-        if (subject === undefined) {
+        // Admitted, the subject stays with the request for the MCP handler (src/auth's subjectOf).
+        if (admitRequest(auth, req) === undefined) {
           log({ level: "warn", msg: "mcp request rejected: missing or invalid bearer token", path });
           // Read the unread request body first: answering an HTTP/2 stream
           // whose body is still arriving resets it, and the client sees a
@@ -325,7 +315,6 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
           }
           return;
         }
-        subjects.set(req, subject);
         opts.mcp(req, res);
         return;
       }

@@ -19,9 +19,9 @@ import {
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 
 import { ANONYMOUS } from "../src/model/subject.js";
-import { TokenAuth, loadTokenAuth, parseTokenSpec } from "../src/core/static-tokens.js";
+import { TokenAuth, loadTokenAuth, parseTokenSpec, subjectOf } from "../src/auth/index.js";
 import { EngramService } from "../src/gen/engram/v1/engram_pb.js";
-import { parseListenAddr, startServer, subjectOf, type Handler } from "../src/server.js";
+import { parseListenAddr, startServer, type Handler } from "../src/server.js";
 
 // Count constant-time comparisons, to show that authentication visits every
 // configured token instead of stopping at the first match.

@@ -41,7 +41,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { connectNodeHandler, DEFAULT_MAX_REQUEST_BYTES } from "../../src/connect/index.js";
 import { ANONYMOUS, createCore, DEFAULT_LIMITS, silentLogger } from "../../src/core/index.js";
-import { loadTokenAuth } from "../../src/core/static-tokens.js";
+import { loadTokenAuth } from "../../src/auth/static-tokens.js";
 import { FakeEmbedder } from "../../src/embed/index.js";
 import { EngramService } from "../../src/gen/engram/v1/engram_pb.js";
 import { createMcpServer, mcpHttpHandler } from "../../src/mcp/index.js";

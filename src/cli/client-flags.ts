@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Option, type Command } from "commander";
 import { parseDurationMs } from "./duration.js";
-import { bearerTokenUnsendable } from "../model/bearer-token.js";
+import { bearerTokenUnsendable } from "../auth/bearer-token.js";
 import { usageError } from "./failure.js";
 
 export type OutputMode = "json" | "text";

@@ -9,7 +9,7 @@ import { usageError } from "./failure.js";
 export async function checkServerConfig(env: NodeJS.ProcessEnv, listenAddr?: string): Promise<void> {
   const [{ limitsFromEnv }, { loadTokenAuth }, { embedderFromEnv }, server] = await Promise.all([
     import("../core/limits.js"),
-    import("../core/static-tokens.js"),
+    import("../auth/static-tokens.js"),
     import("../embed/config.js"),
     listenAddr === undefined ? undefined : import("../server.js"),
   ]);

@@ -1,10 +1,8 @@
 export { engramRoutes } from "./routes.js";
 export { engramServiceImpl } from "./service.js";
 export { toConnectError } from "./error-mapper.js";
-export { subjectContextValues, subjectOf } from "./subject-context.js";
+export { requireSubject, subjectContextValues } from "./subject-context.js";
 export { toPbMemory } from "./convert.js";
 export { connectNodeHandler } from "./node-handler.js";
 export type { ConnectHandlerOptions } from "./node-handler.js";
-export { authenticateRequest } from "./request-auth.js";
-export type { HeaderSource } from "./request-auth.js";
 export { DEFAULT_MAX_REQUEST_BYTES, MAX_REQUEST_BYTES_ENV, maxRequestBytesFromEnv } from "./request-limit.js";

@@ -3,24 +3,24 @@
  * connectNodeAdapter so that every method's universal handler sits behind the
  * request gate, and so that the gate, not the library, reads the body.
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
+import type { ServerResponse } from "node:http";
 import { Code, ConnectError, createConnectRouter, type ConnectRouter } from "@connectrpc/connect";
 import { codeFromHttpStatus } from "@connectrpc/connect/protocol-connect";
 import { compressionBrotli, compressionGzip, universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
 import type { Core, Logger } from "../core/index.js";
-import type { TokenAuth } from "../core/static-tokens.js";
+import type { Authenticator } from "../auth/index.js";
 import type { RequestObserver } from "../observe/index.js";
 import { attachOutcome, outcomeInterceptor, type OutcomeSlot } from "./outcome-context.js";
 import { gateHandler } from "./request-gate.js";
 import { engramRoutes } from "./routes.js";
 import { reflectionRoutes } from "../reflection/index.js";
-import { resolvedSubject, subjectContextValues, subjectOf } from "./subject-context.js";
+import type { AnyRequest as NodeRequest, AnyResponse as NodeResponse } from "../node-http.js";
+import { requireSubject, resolvedSubject, subjectContextValues } from "./subject-context.js";
 
 export type ConnectHandlerOptions = {
   core: Core;
   log: Logger;
-  auth: TokenAuth;
+  auth: Authenticator;
   maxRequestBytes: number;
   /** Told how each RPC ended (the access log, the metrics); nothing when absent. */
   observe?: RequestObserver;
@@ -31,8 +31,6 @@ export type ConnectHandlerOptions = {
   extraRoutes?: (router: ConnectRouter) => void;
 };
 
-type NodeRequest = IncomingMessage | Http2ServerRequest;
-type NodeResponse = ServerResponse | Http2ServerResponse;
 
 export function connectNodeHandler(opts: ConnectHandlerOptions): (req: NodeRequest, res: NodeResponse) => void {
   const router = createConnectRouter({
@@ -49,7 +47,7 @@ export function connectNodeHandler(opts: ConnectHandlerOptions): (req: NodeReque
   // does not front it; the bearer check runs in the service before any read,
   // and the router's readMaxBytes bounds each message.
   const reflection = createConnectRouter({ readMaxBytes: opts.maxRequestBytes, interceptors: [outcomeInterceptor] });
-  reflectionRoutes((ctx) => void subjectOf(ctx))(reflection);
+  reflectionRoutes((ctx) => void requireSubject(ctx))(reflection);
   for (const h of reflection.handlers) handlers.set(h.requestPath, h);
   const contextValues = subjectContextValues(opts.auth);
 

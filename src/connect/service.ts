@@ -47,7 +47,7 @@ import { getMemoryResponse } from "./get-memory-response.js";
 import { answersInBinary } from "./wire-format.js";
 import type { ArchiveRow, RelatedEdge } from "../core/index.js";
 import { toConnectError } from "./error-mapper.js";
-import { subjectOf } from "./subject-context.js";
+import { requireSubject } from "./subject-context.js";
 
 const LANE = "connect" as const;
 
@@ -68,7 +68,7 @@ export function engramServiceImpl(core: Core, log: Logger): ServiceImpl<typeof E
 
   return {
     listScopes: guard("ListScopes", async (_req, ctx) => {
-      const r = await core.listScopes(subjectOf(ctx));
+      const r = await core.listScopes(requireSubject(ctx));
       return create(ListScopesResponseSchema, {
         scopes: r.scopes.map((s) => create(ScopeCountSchema, { scope: s.scope, count: BigInt(s.count) })),
         approximate: r.approximate,
@@ -77,7 +77,7 @@ export function engramServiceImpl(core: Core, log: Logger): ServiceImpl<typeof E
 
     listMemories: guard("ListMemories", async (req, ctx) => {
       const r = await core.listMemories(
-        subjectOf(ctx),
+        requireSubject(ctx),
         {
           scope: opt(req.scope),
           cross_spine: req.crossSpine,
@@ -108,7 +108,7 @@ export function engramServiceImpl(core: Core, log: Logger): ServiceImpl<typeof E
 
     searchMemories: guard("SearchMemories", async (req, ctx) => {
       const r = await core.searchMemories(
-        subjectOf(ctx),
+        requireSubject(ctx),
         {
           query: opt(req.query),
           scope: opt(req.scope),
@@ -133,18 +133,18 @@ export function engramServiceImpl(core: Core, log: Logger): ServiceImpl<typeof E
     }),
 
     getMemory: guard("GetMemory", async (req, ctx) => {
-      const m = await core.getMemory(subjectOf(ctx), { id: opt(req.id) });
+      const m = await core.getMemory(requireSubject(ctx), { id: opt(req.id) });
       return getMemoryResponse(m, answersInBinary(ctx));
     }),
 
     storeMemory: guard("StoreMemory", async (req, ctx) => {
-      const r = await core.storeMemory(subjectOf(ctx), storeArgs(req));
+      const r = await core.storeMemory(requireSubject(ctx), storeArgs(req));
       return create(StoreMemoryResponseSchema, { id: r.id, shortId: r.short_id });
     }),
 
     updateMemory: guard("UpdateMemory", async (req, ctx) => {
       const r = await core.updateMemory(
-        subjectOf(ctx),
+        requireSubject(ctx),
         {
           id: opt(req.id),
           content: req.content,
@@ -159,19 +159,19 @@ export function engramServiceImpl(core: Core, log: Logger): ServiceImpl<typeof E
     }),
 
     deleteMemory: guard("DeleteMemory", async (req, ctx) => {
-      await core.deleteMemory(subjectOf(ctx), { id: opt(req.id) });
+      await core.deleteMemory(requireSubject(ctx), { id: opt(req.id) });
       return create(DeleteMemoryResponseSchema, {});
     }),
 
     setVisibility: guard("SetVisibility", async (req, ctx) => {
       const shared =
         req.visibility === Visibility.SHARED ? true : req.visibility === Visibility.PRIVATE ? false : undefined;
-      const r = await core.setVisibility(subjectOf(ctx), { id: opt(req.id), shared }, LANE);
+      const r = await core.setVisibility(requireSubject(ctx), { id: opt(req.id), shared }, LANE);
       return create(SetVisibilityResponseSchema, { id: r.id, shortId: r.short_id });
     }),
 
     scheduleMemory: guard("ScheduleMemory", async (req, ctx) => {
-      const r = await core.scheduleMemory(subjectOf(ctx), {
+      const r = await core.scheduleMemory(requireSubject(ctx), {
         ...storeArgs(req),
         not_before: rfc3339Of(ScheduleMemoryRequestSchema, "not_before", req.notBefore),
         not_after: rfc3339Of(ScheduleMemoryRequestSchema, "not_after", req.notAfter),
@@ -181,7 +181,7 @@ export function engramServiceImpl(core: Core, log: Logger): ServiceImpl<typeof E
 
     listScheduled: guard("ListScheduled", async (req, ctx) => {
       const r = await core.listScheduled(
-        subjectOf(ctx),
+        requireSubject(ctx),
         {
           scope: opt(req.scope),
           cross_spine: req.crossSpine,
@@ -201,7 +201,7 @@ export function engramServiceImpl(core: Core, log: Logger): ServiceImpl<typeof E
     }),
 
     storeDiscovery: guard("StoreDiscovery", async (req, ctx) => {
-      const r = await core.storeDiscovery(subjectOf(ctx), {
+      const r = await core.storeDiscovery(requireSubject(ctx), {
         content: opt(req.content),
         kind: opt(req.kind),
         citations: citationsArg(req.citations),
@@ -215,7 +215,7 @@ export function engramServiceImpl(core: Core, log: Logger): ServiceImpl<typeof E
 
     searchDiscoveries: guard("SearchDiscoveries", async (req, ctx) => {
       const r = await core.searchDiscoveries(
-        subjectOf(ctx),
+        requireSubject(ctx),
         { query: opt(req.query), scope: opt(req.scope), k: count(req.k), kind: opt(req.kind) },
         LANE,
       );
@@ -223,7 +223,7 @@ export function engramServiceImpl(core: Core, log: Logger): ServiceImpl<typeof E
     }),
 
     listRules: guard("ListRules", async (req, ctx) => {
-      const r = await core.listRules(subjectOf(ctx), { scopes: req.scopes, tags: req.tags, full: req.full });
+      const r = await core.listRules(requireSubject(ctx), { scopes: req.scopes, tags: req.tags, full: req.full });
       return create(ListRulesResponseSchema, {
         rules: r.rules.map(toPbMemory),
         advisory: r.advisory,
@@ -232,7 +232,7 @@ export function engramServiceImpl(core: Core, log: Logger): ServiceImpl<typeof E
     }),
 
     supersedeMemory: guard("SupersedeMemory", async (req, ctx) => {
-      const r = await core.supersedeMemory(subjectOf(ctx), {
+      const r = await core.supersedeMemory(requireSubject(ctx), {
         ...storeArgs(req),
         supersedes: req.supersedes,
         validate_only: req.validateOnly,
@@ -243,17 +243,17 @@ export function engramServiceImpl(core: Core, log: Logger): ServiceImpl<typeof E
     }),
 
     archiveMemory: guard("ArchiveMemory", async (req, ctx) => {
-      const rows = await core.archiveMemory(subjectOf(ctx), { ids: req.ids });
+      const rows = await core.archiveMemory(requireSubject(ctx), { ids: req.ids });
       return create(ArchiveMemoryResponseSchema, { results: rows.map(toPbArchiveResult) });
     }),
 
     restoreMemory: guard("RestoreMemory", async (req, ctx) => {
-      const rows = await core.restoreMemory(subjectOf(ctx), { ids: req.ids });
+      const rows = await core.restoreMemory(requireSubject(ctx), { ids: req.ids });
       return create(RestoreMemoryResponseSchema, { results: rows.map(toPbArchiveResult) });
     }),
 
     relatedMemories: guard("RelatedMemories", async (req, ctx) => {
-      const r = await core.relatedMemories(subjectOf(ctx), { id: opt(req.id), k: count(req.k), full: req.full });
+      const r = await core.relatedMemories(requireSubject(ctx), { id: opt(req.id), k: count(req.k), full: req.full });
       return create(RelatedMemoriesResponseSchema, {
         anchor: toPbMemory(r.anchor),
         related: r.related.map((x) => create(RelatedMemorySchema, { memory: toPbMemory(x.memory), edges: x.edges.map(toPbEdge) })),
@@ -262,7 +262,7 @@ export function engramServiceImpl(core: Core, log: Logger): ServiceImpl<typeof E
     }),
 
     listTags: guard("ListTags", async (req, ctx) => {
-      const r = await core.listTags(subjectOf(ctx), { scope: opt(req.scope), limit: count(req.limit) });
+      const r = await core.listTags(requireSubject(ctx), { scope: opt(req.scope), limit: count(req.limit) });
       return create(ListTagsResponseSchema, {
         tags: r.tags.map((t) => create(TagCountSchema, { tag: t.tag, count: BigInt(t.count) })),
         more: r.more,
@@ -270,7 +270,7 @@ export function engramServiceImpl(core: Core, log: Logger): ServiceImpl<typeof E
     }),
 
     migrateStatus: guard("MigrateStatus", async (_req, ctx) => {
-      subjectOf(ctx);
+      requireSubject(ctx);
       const s = await core.migrateStatus();
       const bucket = (b: { version: number; count: number }) => create(SchemaVersionBucketSchema, { version: b.version, count: BigInt(b.count) });
       return create(MigrateStatusResponseSchema, {
@@ -285,7 +285,7 @@ export function engramServiceImpl(core: Core, log: Logger): ServiceImpl<typeof E
     }),
 
     storeRule: guard("StoreRule", async (req, ctx) => {
-      const r = await core.storeRule(subjectOf(ctx), {
+      const r = await core.storeRule(requireSubject(ctx), {
         content: opt(req.content),
         scope: opt(req.scope),
         summary: opt(req.summary),
@@ -296,7 +296,7 @@ export function engramServiceImpl(core: Core, log: Logger): ServiceImpl<typeof E
     }),
 
     deleteAll: guard("DeleteAll", async (req, ctx) => {
-      const r = await core.deleteAll(subjectOf(ctx), { scope: opt(req.scope), dry_run: req.dryRun });
+      const r = await core.deleteAll(requireSubject(ctx), { scope: opt(req.scope), dry_run: req.dryRun });
       return create(DeleteAllResponseSchema, {
         deleted: BigInt(r.deleted),
         ...(r.would_delete !== undefined ? { wouldDelete: BigInt(r.would_delete) } : {}),

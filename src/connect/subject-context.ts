@@ -1,8 +1,13 @@
 import { Code, ConnectError, createContextKey, createContextValues, type ContextValues, type HandlerContext } from "@connectrpc/connect";
-import type { Subject } from "../core/index.js";
-import type { TokenAuth } from "../core/static-tokens.js";
-import { authenticateRequest, type HeaderSource } from "./request-auth.js";
+import { admitRequest, type Authenticator, type HeaderSource } from "../auth/index.js";
+import type { Subject } from "../model/subject.js";
 
+/**
+ * Connect's carrier for what src/auth decided. A Connect handler sees a
+ * HandlerContext, not the Node request, so the subject auth admitted rides in
+ * the context values; deciding who is calling stays in src/auth, and only
+ * the Connect wording of a refusal is said here.
+ */
 const kSubject = createContextKey<Subject | undefined>(undefined, { description: "engram subject" });
 
 /** The one unauthenticated answer of the Connect lane. */
@@ -11,10 +16,10 @@ export function unauthenticated(): ConnectError {
 }
 
 /** Resolves the caller once per request from the bearer header, before any byte of the body is read. */
-export function subjectContextValues(auth: TokenAuth) {
+export function subjectContextValues(auth: Authenticator) {
   return (req: HeaderSource) => {
     const values = createContextValues();
-    values.set(kSubject, authenticateRequest(auth, req));
+    values.set(kSubject, admitRequest(auth, req));
     return values;
   };
 }
@@ -24,7 +29,8 @@ export function resolvedSubject(values: ContextValues): Subject | undefined {
   return values.get(kSubject);
 }
 
-export function subjectOf(ctx: HandlerContext): Subject {
+/** The caller of a Connect handler; a request auth did not admit is refused as unauthenticated. */
+export function requireSubject(ctx: HandlerContext): Subject {
   const s = ctx.values.get(kSubject);
   if (!s) throw unauthenticated();
   return s;

@@ -3,7 +3,8 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import type { Core } from "../core/index.js";
 import type { AnyToolHandler } from "./handlers.js";
 import type { RequestObserver } from "../observe/index.js";
-import { subjectOf, type AnyRequest, type AnyResponse, type Handler } from "../server.js";
+import { subjectOf } from "../auth/index.js";
+import type { AnyRequest, AnyResponse, Handler } from "../node-http.js";
 import { createMcpServer } from "./server.js";
 
 function sendJsonRpcError(res: AnyResponse, status: number, message: string, headers: Record<string, string> = {}): void {

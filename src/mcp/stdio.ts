@@ -1,6 +1,5 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import type { Engram } from "../app.js";
-import { ANONYMOUS, ownerSubject, type Subject } from "../core/index.js";
+import { ANONYMOUS, ownerSubject, type Core, type Subject } from "../core/index.js";
 import { accessLog } from "../observe/index.js";
 import type { AnyToolHandler } from "./handlers.js";
 import { createMcpServer } from "./server.js";
@@ -22,7 +21,7 @@ export function stdioSubject(env: NodeJS.ProcessEnv = process.env): Subject {
  * carries protocol frames only; every log line goes to the engram logger
  * (stderr). `extraTools` as for createMcpServer (the bench's no-op tool).
  */
-export async function serveStdio(engram: Pick<Engram, "core">, subject: Subject, extraTools?: Readonly<Record<string, AnyToolHandler>>): Promise<void> {
+export async function serveStdio(engram: { core: Core }, subject: Subject, extraTools?: Readonly<Record<string, AnyToolHandler>>): Promise<void> {
   // No listener, so no /metrics: each tool call still gets its access-log line on stderr.
   const server = createMcpServer(engram.core, subject, accessLog(engram.core.deps.log), extraTools);
   const transport = new StdioServerTransport();

@@ -5,5 +5,4 @@ export { ANONYMOUS, ownerSubject } from "./subject.js";
 export { randomShortId, mintShortId, ShortIdExhaustedError, SHORT_ID_LENGTH, SHORT_ID_ATTEMPTS } from "./short-id.js";
 export type { Logger, LogFields } from "./logger.js";
 export { silentLogger } from "./logger.js";
-export { BEARER_TOKEN_FORBIDDEN, bearerTokenUnsendable } from "./bearer-token.js";
 export { lexicalTerms, distinctTerms, searchableText } from "./lexical-terms.js";

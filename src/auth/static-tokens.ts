@@ -15,8 +15,9 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { readFileSync } from "node:fs";
 
-import { BEARER_TOKEN_FORBIDDEN } from "../model/bearer-token.js";
 import { ANONYMOUS, ownerSubject, type Subject } from "../model/subject.js";
+import type { Authenticator } from "./authenticator.js";
+import { BEARER_TOKEN_FORBIDDEN } from "./bearer-token.js";
 
 export const AUTH_TOKENS_ENV = "ENGRAM_AUTH_TOKENS";
 export const AUTH_TOKENS_FILE_ENV = "ENGRAM_AUTH_TOKENS_FILE";
@@ -108,7 +109,7 @@ function sha256(text: string): Buffer {
 /** Matches `Bearer <token>` with a case-insensitive scheme. */
 const BEARER = /^[ \t]*bearer[ \t]+([^ \t]+)[ \t]*$/i;
 
-export class TokenAuth {
+export class TokenAuth implements Authenticator {
   readonly #credentials: readonly Credential[];
 
   /** `tokens` maps token → owner (as returned by `parseTokenSpec`). Empty → anonymous mode. */
