@@ -51,6 +51,10 @@ import type { SearchArgs } from "../src/core/args.js";
 import { checkIdBytes } from "../src/core/resolve.js";
 import { rejectUnknownArguments } from "../src/core/unknown-arguments.js";
 import { checkCategory, checkQuery, checkSummary, checkTags, checkUnreservedScope, validateStoreArgs } from "../src/core/validate.js";
+import { STEPS, refusalError, type IrreversibleStep } from "../src/store/migrations/index.js";
+
+/** The registry's own irreversible steps, so the doc quotes the reason a refusal really carries. */
+const IRREVERSIBLE: IrreversibleStep[] = STEPS.flatMap((s) => (s.reversibility.kind === "irreversible" ? [{ from: s.from, to: s.to, reason: s.reversibility.reason }] : []));
 
 /** The message of what a production check throws. */
 function thrown(fn: () => unknown): string {
@@ -419,25 +423,11 @@ const EXAMPLES: ReadonlyArray<readonly [string, string]> = [
   ["empty ids batch", argError("ids", "required", "ids is required").message],
   ["ids batch too large", argError("ids", "out_of_range", "ids exceeds the maximum of 1000", { max: 1000 }).message],
   ["ids entry too long", argError("ids", "too_long", "ids[3] too large: 300 bytes (max 256)", { index: 3, got: 300, max: 256 }).message],
-  [
-    "irreversible revert",
-    render(
-      ["steps"],
-      "irreversible",
-      "revert cannot reach v0: step (From=0 To=1) is irreversible: v0 records have no schema_version to restore; recovery is a collection snapshot",
-    ),
-  ],
-  [
-    "unsupported revert",
-    render(["record_version"], "unsupported", "3 record(s) at version 4 have no reachable chain to target 1; recovery is a collection snapshot"),
-  ],
+  ["irreversible revert", refusalError({ to: 0, candidates: 5, irreversible: IRREVERSIBLE, unsupported: [] })!.message],
+  ["unsupported revert", refusalError({ to: 1, candidates: 5, irreversible: [], unsupported: [{ version: 4, count: 3 }] })!.message],
   [
     "irreversible revert with an unsupported clause folded in",
-    render(
-      ["steps"],
-      "irreversible",
-      "revert cannot reach v0: step (From=0 To=1) is irreversible: v0 records have no schema_version to restore; additionally, 3 record(s) at version 4 have no reachable chain to target 0; recovery is a collection snapshot",
-    ),
+    refusalError({ to: 0, candidates: 5, irreversible: IRREVERSIBLE, unsupported: [{ version: 4, count: 3 }] })!.message,
   ],
   ["ambiguous short id", ambiguousShortId("a1b2c3d4e5").message],
   ["a list field that does not decode", fieldShapeError(fieldOf(SearchMemoriesRequestSchema, "tags")).message],
