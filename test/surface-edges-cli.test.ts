@@ -4,7 +4,7 @@
  * run as a child process. Every row plants a marker where a value goes and
  * checks that nothing the binary prints repeats it.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -134,7 +134,7 @@ describe("item 4: flag errors name the flag and what it expects, never the value
   });
 });
 
-describe("item 10: import of a missing file, list-rules' CATEGORY", () => {
+describe("item 10: import of a path it cannot use, list-rules' CATEGORY", () => {
   it("import of a path that does not exist says ENOENT and repeats nothing of the path, exit 2", async () => {
     const run = await engram(["import", `/nonexistent/${MARK}/x.jsonl`]);
     expect({ exit: run.code, stderr: run.stderr, stdout: run.stdout }).toEqual({
@@ -143,6 +143,24 @@ describe("item 10: import of a missing file, list-rules' CATEGORY", () => {
       stdout: "",
     });
     expectNoEcho(run, MARK);
+  });
+
+  /** [label, the path given a fresh directory whose name holds the mark, the whole stderr]. */
+  const notFiles: [string, (dir: string) => string, string][] = [
+    ["a directory", (dir) => dir, "engram: cannot read the import file: it is a directory, not a regular file (EISDIR)"],
+    ["a device", () => "/dev/null", "engram: cannot read the import file: it is not a regular file; pass a pipe or a device on standard input with -"],
+  ];
+
+  it.each(notFiles)("import of %s says what it is, with a real errno word or none, and repeats nothing of the path, exit 2", async (_label, path, line) => {
+    const dir = mkdtempSync(join(tmpdir(), `engram-edges-${MARK}-`));
+    try {
+      const run = await engram(["import", path(dir)]);
+      expect({ exit: run.code, stderr: run.stderr, stdout: run.stdout }).toEqual({ exit: EXIT.usage, stderr: `${line}\n`, stdout: "" });
+      expectNoEcho(run, MARK, "ENOTFILE");
+      expect(readdirSync(dir)).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("list-rules text names every row's category", async () => {

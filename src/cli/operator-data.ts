@@ -102,16 +102,31 @@ function countLines(file: string): number {
   return Math.max(0, n - 1);
 }
 
+/**
+ * Why an import path cannot be used, or undefined when it can; never a word
+ * of the path itself, which may hold anything. A path that exists but is
+ * not a regular file is named for what it is: a directory by the errno a
+ * read of it gives, anything else (a pipe, a socket, a device) by kind, since
+ * its lines are counted before they are read and a count would drain a pipe.
+ */
+function unreadableImport(file: string): string | undefined {
+  try {
+    accessSync(file, constants.R_OK);
+    const st = statSync(file);
+    if (st.isDirectory()) return "cannot read the import file: it is a directory, not a regular file (EISDIR)";
+    if (!st.isFile()) return "cannot read the import file: it is not a regular file; pass a pipe or a device on standard input with -";
+    return undefined;
+  } catch (err) {
+    return `cannot read the import file (${(err as NodeJS.ErrnoException).code ?? "unreadable"})`;
+  }
+}
+
 async function runImport(file: string, o: { output?: OutputMode; batchSize?: bigint }): Promise<void> {
   const output = outputMode(o.output);
   const batch = batchSize(o.batchSize);
   if (file !== "-") {
-    try {
-      accessSync(file, constants.R_OK);
-      if (!statSync(file).isFile()) throw Object.assign(new Error("not a file"), { code: "ENOTFILE" });
-    } catch (err) {
-      throw usageError(`cannot read the import file (${(err as NodeJS.ErrnoException).code ?? "unreadable"})`);
-    }
+    const why = unreadableImport(file);
+    if (why !== undefined) throw usageError(why);
   }
   const progress = progressMode();
   const total = file === "-" || progress === "off" ? 0 : countLines(file);
