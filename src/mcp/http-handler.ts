@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { Core } from "../core/index.js";
 import type { AnyToolHandler } from "./handlers.js";
-import type { RequestObserver } from "../observe/index.js";
+import { classifyAndLog, type RequestObserver } from "../observe/index.js";
 import { subjectOf } from "../auth/index.js";
 import type { AnyRequest, AnyResponse, Handler } from "../node-http.js";
 import { createMcpServer } from "./server.js";
@@ -49,7 +49,7 @@ export function mcpHttpHandler(core: Core, observe?: RequestObserver, extraTools
       // in the types.
       .then(() => transport.handleRequest(req as IncomingMessage, res as ServerResponse))
       .catch((err: unknown) => {
-        core.deps.log.error("mcp request failed", { error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
+        classifyAndLog(err, core.deps.log, "mcp request", {});
         if (!res.headersSent) sendJsonRpcError(res, 500, "internal error");
         else res.destroy();
       });

@@ -4,8 +4,7 @@ import { Protocol } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import { CallToolRequestSchema, ErrorCode, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import pkg from "../../package.json" with { type: "json" };
 import type { Code } from "@connectrpc/connect";
-import { classify } from "../argerror/index.js";
-import type { RequestObserver } from "../observe/index.js";
+import { classifyAndLog, type RequestObserver } from "../observe/index.js";
 import { rejectUnknownArguments, type Core, type Subject } from "../core/index.js";
 import { handlerOf, type AnyToolHandler, type ToolContext } from "./handlers.js";
 import { structuredJson } from "./structured-json.js";
@@ -111,7 +110,7 @@ function withoutNulls(args: Record<string, unknown>): Record<string, unknown> {
  * Runs one tool. Success: the human line, a JSON mirror of the structured
  * result, and the structured result itself. Any rejection is classified
  * exactly as on Connect: the envelope or sentinel text is the only content,
- * and an unclassified failure is logged here and sent as "internal error".
+ * and an unclassified failure is logged (src/observe) and sent as "internal error".
  */
 export async function callTool(
   name: string,
@@ -132,16 +131,8 @@ export async function callTool(
       structuredContent,
     };
   } catch (err) {
-    const c = classify(err);
+    const c = classifyAndLog(err, ctx.core.deps.log, "tool call", { tool: name });
     onRejected?.({ code: c.code, ...(c.argError ? { hint: c.argError.hint } : {}) });
-    if (c.internal) {
-      ctx.core.deps.log.error("tool call failed", {
-        tool: name,
-        error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
-      });
-    } else if (c.warn) {
-      ctx.core.deps.log.warn("tool call unavailable", { tool: name, ...c.warn });
-    }
     return { isError: true, content: [{ type: "text", text: c.message }] };
   }
 }

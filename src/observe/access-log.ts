@@ -1,5 +1,5 @@
 import { Code } from "@connectrpc/connect";
-import type { Logger } from "../core/index.js";
+import type { Logger } from "../model/logger.js";
 import { codeLabel, type RequestObserver } from "./request-outcome.js";
 
 /**
