@@ -1,4 +1,6 @@
 import { argError } from "../argerror/index.js";
+import { identityKey } from "../embed/embedder.js";
+import { withConflictRetry } from "./conditional-write.js";
 import type { ListRulesArgs, StoreRuleArgs } from "./args.js";
 import { budgetedPage } from "./budgeted-page.js";
 import { coverage, type Coverage } from "./coverage.js";
@@ -9,7 +11,7 @@ import { checkRuleSummary } from "./rule-checks.js";
 import type { Subject } from "../model/subject.js";
 import { checkContentBytes, checkTags, requireString } from "./validate.js";
 import { fullView, type MemoryView } from "./view.js";
-import { embedAndCreate, type WriteResult } from "./write-record.js";
+import { createRecord, embedRecord, type WriteResult } from "./write-record.js";
 import type { MemoryRecord } from "../model/record.js";
 import { GATE_ON } from "../store/store.js";
 
@@ -31,19 +33,28 @@ export async function storeRule(deps: CoreDeps, subject: Subject, a: StoreRuleAr
   if (!isRuleScope(scope)) throw argError("scope", "prefix", `scope ${RULE_SCOPE_SENTENCE}`);
   checkRuleSummary(a.summary, deps.limits);
   checkTags(a.tags, deps.limits);
-  const target = a.id ? await ownedOrAbsent(deps, subject, a.id) : undefined;
-  const rec = newRecord({ ...a, source: "user-said", category: "rule" }, subject, deps.now(), {
-    visibility: "shared",
-    summary_source: "client",
+
+  // An id that names the caller's own record replaces it in place, as
+  // store_discovery does: a create would find the id taken. The replace is
+  // conditional on the revision read, so a lost race reads the target again
+  // (changed, deleted or just created); the text is embedded once.
+  let vector: Float32Array | undefined;
+  return withConflictRetry([a.id ?? ""], async () => {
+    const target = a.id ? await ownedOrAbsent(deps, subject, a.id) : undefined;
+    const rec = newRecord({ ...a, source: "user-said", category: "rule" }, subject, deps.now(), {
+      visibility: "shared",
+      summary_source: "client",
+    });
+    vector ??= await embedRecord(deps, rec);
+    rec.embedder_identity = identityKey(deps.embedder.identity);
+    if (target) rec.id = target.id;
+    if (!target?.existing) return createRecord(deps, rec, vector);
+    rec.short_id = target.existing.short_id;
+    rec.created_at = target.existing.created_at;
+    rec.revision = target.existing.revision;
+    await deps.store.replace(rec, vector);
+    return { id: rec.id, short_id: rec.short_id };
   });
-  if (target) {
-    rec.id = target.id;
-    if (target.existing) {
-      rec.short_id = target.existing.short_id;
-      rec.created_at = target.existing.created_at;
-    }
-  }
-  return embedAndCreate(deps, rec);
 }
 
 export type RuleView = Pick<MemoryView, "id" | "short_id" | "summary" | "tags" | "scope" | "created_at">;
