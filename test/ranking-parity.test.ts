@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCore, DEFAULT_LIMITS, silentLogger, type Core } from "../src/core/index.js";
 import { FakeEmbedder } from "../src/embed/fake-embedder.js";
 import { ANONYMOUS } from "../src/model/subject.js";
-import { EmbeddedStore } from "../src/store/embedded-store.js";
+import { EmbeddedStore } from "../src/store/embedded/embedded-store.js";
 import { QdrantStore } from "../src/store/qdrant/index.js";
 import type { Store } from "../src/store/store.js";
 import { startQdrantFake, type QdrantFake } from "./qdrant-fake/index.js";
@@ -100,6 +100,15 @@ describe("the embedded and the Qdrant store rank one fixture alike", () => {
         expect(scores.length).toBeGreaterThan(1);
         for (let i = 1; i < scores.length; i++) expect(scores[i - 1]!).toBeGreaterThanOrEqual(scores[i]!);
       }
+    }
+  });
+
+  it("weighs a term written after a search asked for it, on both stores", async () => {
+    for (const { store, core } of sides) {
+      expect(await store.termWeights(["zyzzyva"])).toEqual(new Map());
+      const { id } = await core.storeMemory(ANONYMOUS, { content: "The zyzzyva is a weevil.", scope: "repo:later", source: "user-said", category: "decision" });
+      expect([...(await store.termWeights(["zyzzyva"])).keys()]).toEqual(["zyzzyva"]);
+      await core.deleteMemory(ANONYMOUS, { id });
     }
   });
 

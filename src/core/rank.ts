@@ -37,7 +37,11 @@ export function candidateK(k: number): number {
 
 type TermCounts = { tf: Map<string, number>; length: number };
 
-/** Frozen records (every store hands those out) are counted once. */
+/**
+ * Each record object is counted once: a search ranks the same candidates in
+ * several passes, and a store never changes a record it has handed out (it
+ * hands out frozen records or fresh copies), so the counts stay true.
+ */
 const COUNTED = new WeakMap<MemoryRecord, TermCounts>();
 
 function termCounts(record: MemoryRecord): TermCounts {
@@ -47,7 +51,7 @@ function termCounts(record: MemoryRecord): TermCounts {
   const terms = lexicalTerms(searchableText(record));
   for (const t of terms) tf.set(t, (tf.get(t) ?? 0) + 1);
   const counts = { tf, length: terms.length };
-  if (Object.isFrozen(record)) COUNTED.set(record, counts);
+  COUNTED.set(record, counts);
   return counts;
 }
 
