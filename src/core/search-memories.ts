@@ -33,7 +33,9 @@ export async function searchMemories(deps: CoreDeps, subject: Subject, a: Search
     deps.store.search({ ...liftedQuery(q), onlyGated: true }, vector, query, candidateK(k)),
     deps.store.termWeights(terms),
   ]);
-  const [hits, lifted] = await rankRecall(deps.store, terms, weights, [visible, [...visible, ...gated]], k);
+  // With nothing gated, the lifted ranking is the visible one: rank once.
+  const [hits, lifted = hits] =
+    gated.length === 0 ? await rankRecall(deps.store, terms, weights, [visible], k) : await rankRecall(deps.store, terms, weights, [visible, [...visible, ...gated]], k);
   const memories = hits.map((h) =>
     a.full ? fullView(h.record, h.score) : compactView(h.record, deps.limits.summaryMaxChars, h.score),
   );
