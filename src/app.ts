@@ -4,7 +4,7 @@ import { loadTokenAuth, type Authenticator } from "./auth/index.js";
 import { checkEmbedderIdentity, embedderFromEnv, identityKey, type Embedder } from "./embed/index.js";
 import { allowedOriginsFromEnv, requestTimeoutFromEnv, startServer, type Handler, type RunningServer } from "./server.js";
 import { EmbeddedStore } from "./store/embedded-store.js";
-import { StoreOpenError } from "./store/open-refusal.js";
+import { StoreOpenError } from "./store/embedded/open-refusal.js";
 import { QdrantSetupError, QdrantStore } from "./store/qdrant/index.js";
 import type { Store } from "./store/store.js";
 import { META_EMBEDDER_IDENTITY } from "./store/meta-keys.js";

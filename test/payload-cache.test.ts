@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PayloadCache } from "../src/store/payload-cache.js";
+import { PayloadCache } from "../src/store/embedded/payload-cache.js";
 
 describe("the point-read payload cache", () => {
   it("drops the least recently read text first once it holds too many", () => {

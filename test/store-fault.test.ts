@@ -7,7 +7,7 @@ import { Code } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
 import { CONNECT_CODE_EXIT, DATA_LOSS_TEXT, EXIT, classify, unavailableText } from "../src/argerror/index.js";
 import { guardStoreFaults, storeFaultOf, StoreFaultError } from "../src/store/store-fault.js";
-import { WriteHealth } from "../src/store/write-health.js";
+import { WriteHealth } from "../src/store/embedded/write-health.js";
 import { captureLog } from "./helpers/capture-log.js";
 
 const coded = (code: string, message = `${code}: /srv/engram/engram.db said so`) => Object.assign(new Error(message), { code });

@@ -84,7 +84,7 @@ async function runCompiled(seed: string, rounds: number): Promise<Round[]> {
   // Inside the repository, so the bundle's external packages resolve from its node_modules.
   const out = mkdtempSync(join(ROOT, ".bench-sweeps-"));
   try {
-    await build(bundleOptions({ "sweep-run": "bench/rows/sweep-run.ts", "sweep-worker": "src/store/sweep-worker.ts" }, out));
+    await build(bundleOptions({ "sweep-run": "bench/rows/sweep-run.ts", "sweep-worker": "src/store/embedded/sweep-worker.ts" }, out));
     const got: Round[] = [];
     for (let r = 0; r < rounds; r++) {
       const dir = `${seed}-round-${r}`;

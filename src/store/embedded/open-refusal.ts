@@ -1,6 +1,6 @@
 import { accessSync, constants, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { faultCause } from "./store-fault.js";
+import { faultCause } from "../store-fault.js";
 
 /**
  * A store that cannot be opened as it is. The message names the file, the

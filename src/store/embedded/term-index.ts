@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
-import { distinctTerms, searchableText } from "../model/lexical-terms.js";
-import type { Logger } from "../model/logger.js";
-import { META_TERM_INDEX } from "./meta-keys.js";
+import { distinctTerms, searchableText } from "../../model/lexical-terms.js";
+import type { Logger } from "../../model/logger.js";
+import { META_TERM_INDEX } from "../meta-keys.js";
 
 /**
  * The SQL function the triggers call to fill the term index. Every

@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import type { Logger } from "../model/logger.js";
+import type { Logger } from "../../model/logger.js";
 import { SCHEMA_SQL } from "./sqlite-schema.js";
 
 /**

@@ -1,5 +1,5 @@
-import type { Logger } from "../model/logger.js";
-import type { FaultObserver, StoreFault } from "./store-fault.js";
+import type { Logger } from "../../model/logger.js";
+import type { FaultObserver, StoreFault } from "../store-fault.js";
 
 /** How often a store that cannot write tries a small write of its own, so /readyz recovers without waiting for a caller. */
 export const WRITE_PROBE_MS = 1000;

@@ -1,4 +1,4 @@
-import type { IndexedColumns } from "./codec.js";
+import type { IndexedColumns } from "../codec.js";
 import type { StagedChunk } from "./sweep-row.js";
 
 /** Payload text (in characters) a forward preflight keeps for its passes; past it a pass computes the rest again. */

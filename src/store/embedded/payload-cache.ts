@@ -1,6 +1,6 @@
-import { decodeRecord } from "./codec.js";
-import { deepFreeze } from "../model/deep-freeze.js";
-import type { MemoryRecord } from "../model/record.js";
+import { decodeRecord } from "../codec.js";
+import { deepFreeze } from "../../model/deep-freeze.js";
+import type { MemoryRecord } from "../../model/record.js";
 
 /**
  * Payload texts of recently read records, by rid, least recently used
