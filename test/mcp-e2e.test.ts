@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CONTRACT_CAPABILITY, CONTRACT_VERSION, IMPLEMENTED_TOOLS } from "../src/mcp/index.js";
+import { CONTRACT_CAPABILITY, CONTRACT_VERSION, TOOL_NAMES } from "../src/mcp/index.js";
 import { childStoreEnv } from "./helpers/test-store.js";
 import { memory, runningEngram, texts, type RunningEngram, type ToolResult } from "./fixtures/mcp-harness.js";
 
@@ -25,9 +25,9 @@ const TOO_MANY_TAGS = "field=tags hint=too_many: too many tags: 129 (max 128)";
 function sharedBehaviour(getClient: () => Client) {
   const call = (name: string, args: Record<string, unknown>) => getClient().callTool({ name, arguments: args }) as Promise<ToolResult>;
 
-  it("lists exactly the implemented tools", async () => {
+  it("lists exactly the table's tools", async () => {
     const { tools } = await getClient().listTools();
-    expect(tools.map((t) => t.name)).toEqual(IMPLEMENTED_TOOLS);
+    expect(tools.map((t) => t.name)).toEqual(TOOL_NAMES);
   });
 
   it("advertises the contract version at initialize", () => {

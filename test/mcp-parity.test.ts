@@ -343,8 +343,8 @@ describe("the same rejections on both lanes", () => {
   });
 
   it("covers every implemented operation that has a Connect RPC with at least one invalid case", async () => {
-    const { IMPLEMENTED_TOOLS } = await import("../src/mcp/index.js");
-    expect(new Set(cases.map((c) => c[1]))).toEqual(new Set(IMPLEMENTED_TOOLS.filter((t) => !MCP_ONLY.includes(t))));
+    const { TOOL_NAMES } = await import("../src/mcp/index.js");
+    expect(new Set(cases.map((c) => c[1]))).toEqual(new Set(TOOL_NAMES.filter((t) => !MCP_ONLY.includes(t))));
   });
 
   it("names the visibility field as each lane names it, in otherwise identical envelopes", async () => {

@@ -11,8 +11,6 @@ import { ANONYMOUS, DEFAULT_LIMITS, LANE_POLICY, ownerSubject } from "../src/cor
 import {
   CONTRACT_CAPABILITY,
   CONTRACT_VERSION,
-  IMPLEMENTED_TOOLS,
-  PENDING_TOOLS,
   SERVER_NAME,
   TOOL_NAMES,
   TOOL_TABLE,
@@ -37,20 +35,6 @@ function docSections(): Map<string, { heading: string; body: string }> {
   return out;
 }
 
-function documentedPending(): string[] {
-  const m = /<!-- engram:pending:start -->\n([\s\S]*?)<!-- engram:pending:end -->/.exec(DOC);
-  if (!m) throw new Error("docs/tools.md has no engram:pending block");
-  return m[1]!
-    .split("\n")
-    .map((l) => l.trim())
-    .filter((l) => l !== "")
-    .map((l) => {
-      const item = /^- `([a-z_]+)`$/.exec(l);
-      if (!item) throw new Error(`unexpected line in the pending block: ${l}`);
-      return item[1]!;
-    });
-}
-
 describe("the advertised tool surface", () => {
   let mcp: InMemoryMcp;
   let tools: Awaited<ReturnType<InMemoryMcp["client"]["listTools"]>>["tools"];
@@ -60,19 +44,12 @@ describe("the advertised tool surface", () => {
   });
   afterAll(async () => mcp.close());
 
-  it("lists exactly the tools of the table that have a handler, in table order", () => {
-    expect(tools.map((t) => t.name)).toEqual(IMPLEMENTED_TOOLS);
-    expect(IMPLEMENTED_TOOLS).toEqual(TOOL_NAMES.filter((n) => handlerOf(n) !== undefined));
+  it("lists exactly the tools of the table, in table order", () => {
+    expect(tools.map((t) => t.name)).toEqual(TOOL_NAMES);
   });
 
-  it("lists the table's tools minus the ones docs/tools.md marks pending", () => {
-    const pending = documentedPending();
-    expect(tools.map((t) => t.name)).toEqual(TOOL_NAMES.filter((n) => !pending.includes(n)));
-  });
-
-  it("has nineteen tools in the table, each either implemented or pending", () => {
+  it("has nineteen tools in the table", () => {
     expect(TOOL_NAMES).toHaveLength(19);
-    expect([...IMPLEMENTED_TOOLS, ...PENDING_TOOLS].sort()).toEqual([...TOOL_NAMES].sort());
   });
 
   it("gives every tool the table's annotations with openWorldHint false", () => {
@@ -163,17 +140,9 @@ describe("docs/tools.md", () => {
     expect(t.rows.map((r) => r[0]!.replace(/`/g, ""))).toEqual(TOOL_NAMES);
   });
 
-  it("lists as pending exactly the tools without a handler", () => {
-    expect(documentedPending()).toEqual(PENDING_TOOLS);
-  });
-
-  it("has one section per tool, marked pending exactly when the tool is pending", () => {
+  it("has one section per tool", () => {
     const sections = docSections();
     expect([...sections.keys()].sort()).toEqual([...TOOL_NAMES].sort());
-    for (const [name, s] of sections) {
-      const marked = /\*\(pending\)\*/.test(s.heading);
-      expect(marked, name).toBe((PENDING_TOOLS as readonly string[]).includes(name));
-    }
   });
 
   it("states each section's annotations as the table does", () => {
@@ -190,8 +159,8 @@ describe("docs/tools.md", () => {
     const sections = docSections();
     const writeFields = tableAfter(DOC, "**Memory write fields**");
     expect(writeFields.header.slice(0, 2)).toEqual(["Argument", "Type"]);
-    for (const name of IMPLEMENTED_TOOLS) {
-      const h = handlerOf(name)!;
+    for (const name of TOOL_NAMES) {
+      const h = handlerOf(name);
       const body = sections.get(name)!.body;
       const documented: string[] = [];
       if (/the memory write fields/.test(body)) documented.push(...writeFields.rows.map((r) => r[0]!));
@@ -555,8 +524,8 @@ describe("rejections", () => {
     ["list_tags", { limit: 1001 }, "field=limit hint=out_of_range: limit exceeds the maximum of 1000"],
   ];
 
-  it("has at least one rejection case for every implemented tool", () => {
-    expect(new Set(rejected.map((r) => r[0]))).toEqual(new Set(IMPLEMENTED_TOOLS));
+  it("has at least one rejection case for every tool", () => {
+    expect(new Set(rejected.map((r) => r[0]))).toEqual(new Set(TOOL_NAMES));
   });
 
   it.each(rejected)("rejects %s %j with its envelope, having embedded nothing and touched no store method", async (tool, args, envelope) => {

@@ -38,7 +38,7 @@ import {
   supersedeShape,
   updateShape,
 } from "./shapes.js";
-import { TOOL_NAMES, type ToolName } from "./tool-table.js";
+import type { ToolName } from "./tool-table.js";
 
 const LANE = "mcp" as const;
 const MCP = LANE_POLICY.mcp;
@@ -372,17 +372,11 @@ export const TOOL_HANDLERS = {
       return { text: `${r.tags.length} tags`, structured: { tags: r.tags, more: r.more } };
     },
   }),
-} satisfies Partial<Record<ToolName, AnyToolHandler>>;
+} satisfies Record<ToolName, AnyToolHandler>;
 
-const REGISTRY: Partial<Record<ToolName, AnyToolHandler>> = TOOL_HANDLERS;
+/** Every tool of the table has a handler: one without fails to compile above. */
+const REGISTRY: Record<ToolName, AnyToolHandler> = TOOL_HANDLERS;
 
-/** The handler of a tool, or undefined while it is pending. */
-export function handlerOf(name: ToolName): AnyToolHandler | undefined {
+export function handlerOf(name: ToolName): AnyToolHandler {
   return REGISTRY[name];
 }
-
-/** Tools that are registered, in table order. */
-export const IMPLEMENTED_TOOLS: readonly ToolName[] = TOOL_NAMES.filter((n) => REGISTRY[n] !== undefined);
-
-/** Tools in the table whose handler does not exist yet; docs/tools.md marks exactly these as pending. */
-export const PENDING_TOOLS: readonly ToolName[] = TOOL_NAMES.filter((n) => REGISTRY[n] === undefined);

@@ -1,6 +1,6 @@
 export { TOOL_TABLE, TOOL_NAMES, annotationsOf } from "./tool-table.js";
 export type { ToolName, ToolAnnotationSet } from "./tool-table.js";
-export { TOOL_HANDLERS, IMPLEMENTED_TOOLS, PENDING_TOOLS, handlerOf } from "./handlers.js";
+export { TOOL_HANDLERS, handlerOf } from "./handlers.js";
 export type { ToolHandler, AnyToolHandler, ToolContext, ToolOutput } from "./handlers.js";
 export type { ShapeFor } from "./shapes.js";
 export { createMcpServer, callTool, CONTRACT_VERSION, CONTRACT_CAPABILITY, SERVER_NAME, SERVER_VERSION } from "./server.js";

@@ -75,7 +75,6 @@ export function createMcpServer(
   };
   for (const name of TOOL_NAMES) {
     const h = handlerOf(name);
-    if (!h) continue;
     server.registerTool(
       name,
       { description: h.description, inputSchema: h.input, annotations: annotationsOf(name) },

@@ -4,9 +4,8 @@
  * (the conservative reading), and no tool reaches outside engram's own
  * records, so openWorldHint is false for all of them.
  *
- * A tool listed here but without a handler (see handlers.ts) is simply not
- * registered yet; `PENDING_TOOLS` names those, and docs/tools.md must say
- * the same (a test compares them).
+ * Every tool listed here has a handler (handlers.ts fails to compile
+ * otherwise), so every tool of the table is served.
  */
 export const TOOL_TABLE = {
   store_memory: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
