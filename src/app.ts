@@ -8,7 +8,7 @@ import { StoreOpenError } from "./store/embedded/open-refusal.js";
 import { QdrantSetupError, QdrantStore } from "./store/qdrant/index.js";
 import type { Store } from "./store/store.js";
 import { META_EMBEDDER_IDENTITY } from "./store/meta-keys.js";
-import { stderrLogger } from "./logger.js";
+import { stderrLogger } from "./stderr-logger.js";
 import { mcpHttpHandler } from "./mcp/http-handler.js";
 import { dataDirOf } from "./data-dir.js";
 import { accessLog, createMetrics } from "./observe/index.js";

@@ -1,4 +1,4 @@
-import type { Logger, LogFields } from "./core/index.js";
+import type { Logger, LogFields } from "./model/logger.js";
 
 /**
  * JSON lines on stderr: stdout belongs to protocol frames (MCP stdio) and to

@@ -21,7 +21,7 @@ export { outcomeSummary } from "./archive.js";
 export type { ListScheduledResult } from "./list-scheduled.js";
 export { SCHEDULE_STATES } from "./list-scheduled.js";
 export type { SearchDiscoveriesResult } from "./search-discoveries.js";
-export type { ListRulesResult, RuleView } from "./rules.js";
+export type { ListRulesResult, RuleView } from "./list-rules.js";
 export type { RelatedResult, RelatedEdge } from "./related-memories.js";
 export type { ListTagsResult } from "./list-tags.js";
 export type { MigrateStatus } from "./migrate-status.js";

@@ -3,7 +3,7 @@
  * body that calls the same core operation as the Connect lane (with lane
  * "mcp", so the core applies this lane's defaults) and shapes the answer.
  * Nothing here validates, defaults or classifies; rejections are raised by
- * the core and turned into tool errors in server.ts.
+ * the core and turned into tool errors in mcp-server.ts.
  */
 import type { z } from "zod";
 import { RULES } from "../argerror/index.js";

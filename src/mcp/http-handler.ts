@@ -5,7 +5,7 @@ import type { AnyToolHandler } from "./handlers.js";
 import { classifyAndLog, type RequestObserver } from "../observe/index.js";
 import { subjectOf } from "../auth/index.js";
 import type { AnyRequest, AnyResponse, Handler } from "../node-http.js";
-import { createMcpServer } from "./server.js";
+import { createMcpServer } from "./mcp-server.js";
 
 function sendJsonRpcError(res: AnyResponse, status: number, message: string, headers: Record<string, string> = {}): void {
   const body = JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null });

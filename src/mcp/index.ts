@@ -3,6 +3,6 @@ export type { ToolName, ToolAnnotationSet } from "./tool-table.js";
 export { TOOL_HANDLERS, handlerOf } from "./handlers.js";
 export type { ToolHandler, AnyToolHandler, ToolContext, ToolOutput } from "./handlers.js";
 export type { ShapeFor } from "./shapes.js";
-export { createMcpServer, callTool, CONTRACT_VERSION, CONTRACT_CAPABILITY, SERVER_NAME, SERVER_VERSION } from "./server.js";
+export { createMcpServer, callTool, CONTRACT_VERSION, CONTRACT_CAPABILITY, SERVER_NAME, SERVER_VERSION } from "./mcp-server.js";
 export { mcpHttpHandler } from "./http-handler.js";
 export { serveStdio, stdioSubject, MCP_OWNER_ENV } from "./stdio.js";

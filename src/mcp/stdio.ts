@@ -2,7 +2,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { ANONYMOUS, ownerSubject, type Core, type Subject } from "../core/index.js";
 import { accessLog } from "../observe/index.js";
 import type { AnyToolHandler } from "./handlers.js";
-import { createMcpServer } from "./server.js";
+import { createMcpServer } from "./mcp-server.js";
 
 export const MCP_OWNER_ENV = "ENGRAM_MCP_OWNER";
 
