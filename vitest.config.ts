@@ -61,6 +61,7 @@ const ON_QDRANT_FAKE = [
   "test/supersede.test.ts",
   "test/surface-edges-records.test.ts",
   "test/surface-edges-connect.test.ts",
+  "test/store-rule-replace.test.ts",
   "test/ui-console.test.ts",
   "test/write-closure.test.ts",
 ];
