@@ -36,6 +36,7 @@ import {
   responseTooLarge,
   ruleError,
   ruleImmutable,
+  uint64Exceeded,
   type ErrorClass,
 } from "../src/argerror/index.js";
 import { fieldShapeError } from "../src/connect/decode-diagnosis.js";
@@ -436,6 +437,7 @@ const EXAMPLES: ReadonlyArray<readonly [string, string]> = [
   ["a body that is not the input type", requestNotDecodable(SearchMemoriesRequestSchema.typeName).message],
   ["an unknown request encoding", requestEncodingUnsupported().message],
   ["a body over the request limit", requestTooLarge(70012, 65536).message],
+  ["an offset no uint64 holds", uint64Exceeded("offset").message],
   ["rule visibility change", ruleImmutable("visibility").message],
   ["idempotency key reuse", idempotencyConflict().message],
   ["id too long", thrown(() => checkIdBytes({ limits: DEFAULT_LIMITS } as never, "i".repeat(300)))],

@@ -7,10 +7,11 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Code } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXIT, RULES, ruleError } from "../src/argerror/index.js";
 import { startTestServer, type TestServer } from "./helpers/engram-server.js";
-import { rawCall } from "./helpers/raw-rpc.js";
+import { grpcFrame, rawCall } from "./helpers/raw-rpc.js";
 import { runEngram } from "./helpers/run-engram.js";
 
 const MARK = "ZZMARK";
@@ -73,29 +74,44 @@ describe("item 2: scope with cross_spine is a declared CLI-tier rule", () => {
 });
 
 describe("item 3: a number too large for the wire", () => {
-  /** [label, CLI arguments, field, procedure, the same number in a Connect JSON body]. */
+  const cap = (field: string) => `field=${field} hint=out_of_range: ${field} exceeds the maximum of 1000`;
+  /** [label, CLI arguments, the envelope, procedure, the same number in a JSON body]. */
   const rows: [string, string[], string, string, string][] = [
-    ["search --k", ["search", "--query", "x", "--scope", "a", "--k", BIG], "k", "SearchMemories", `{"query":"x","scope":"a","k":${BIG}}`],
-    ["list --limit", ["list", "--scope", "a", "--limit", BIG], "limit", "ListMemories", `{"scope":"a","limit":${BIG}}`],
-    ["list --offset", ["list", "--scope", "a", "--offset", TWO_TO_64], "offset", "ListMemories", `{"scope":"a","offset":"${TWO_TO_64}"}`],
-    ["related --k", ["related", "x", "--k", BIG], "k", "RelatedMemories", `{"id":"x","k":${BIG}}`],
-    ["list-tags --limit", ["list-tags", "--limit", TWO_TO_64], "limit", "ListTags", `{"limit":"${TWO_TO_64}"}`],
-    ["list-scheduled --limit", ["list-scheduled", "--scope", "a", "--limit", BIG], "limit", "ListScheduled", `{"scope":"a","limit":${BIG}}`],
-    ["search-discoveries --k", ["search-discoveries", "--query", "x", "--k", BIG], "k", "SearchDiscoveries", `{"query":"x","k":${BIG}}`],
+    ["search --k", ["search", "--query", "x", "--scope", "a", "--k", BIG], cap("k"), "SearchMemories", `{"query":"x","scope":"a","k":${BIG}}`],
+    ["search --k without --query", ["search", "--scope", "a", "--k", BIG], "field=query hint=required: query is required", "SearchMemories", `{"scope":"a","k":${BIG}}`],
+    ["list --limit", ["list", "--scope", "a", "--limit", BIG], cap("limit"), "ListMemories", `{"scope":"a","limit":${BIG}}`],
+    [
+      "list --offset",
+      ["list", "--scope", "a", "--offset", TWO_TO_64],
+      "field=offset hint=out_of_range: offset exceeds the maximum of 18446744073709551615",
+      "ListMemories",
+      `{"scope":"a","offset":"${TWO_TO_64}"}`,
+    ],
+    ["related --k", ["related", "x", "--k", BIG], cap("k"), "RelatedMemories", `{"id":"x","k":${BIG}}`],
+    ["list-tags --limit", ["list-tags", "--limit", TWO_TO_64], cap("limit"), "ListTags", `{"limit":"${TWO_TO_64}"}`],
+    ["list-scheduled --limit", ["list-scheduled", "--scope", "a", "--limit", BIG], cap("limit"), "ListScheduled", `{"scope":"a","limit":${BIG}}`],
+    ["search-discoveries --k", ["search-discoveries", "--query", "x", "--k", BIG], cap("k"), "SearchDiscoveries", `{"query":"x","k":${BIG}}`],
+    ["search --k of 400 digits", ["search", "--query", "x", "--scope", "a", "--k", `9${"9".repeat(399)}`], cap("k"), "SearchMemories", `{"query":"x","scope":"a","k":9${"9".repeat(399)}}`],
   ];
 
-  it.each(rows)("%s: the Connect JSON envelope, exit 2, the number never repeated", async (_label, args, field, procedure, body) => {
-    const expected = `field=${field} hint=format: ${field} must be a non-negative integer`;
+  it.each(rows)("%s: the envelope Connect JSON and gRPC-Web JSON give, exit 2, the number never repeated", async (_label, args, expected, procedure, body) => {
     const run = await engram(args);
     expect({ exit: run.code, stderr: run.stderr, stdout: run.stdout }).toEqual({ exit: EXIT.usage, stderr: `${expected}\n`, stdout: "" });
     expectNoEcho(run, BIG, TWO_TO_64);
-    const wire = await rawCall(server.url, "connect-json", procedure, Buffer.from(body));
-    expect(wire.message).toBe(expected);
+    for (const [wire, bytes] of [["connect-json", Buffer.from(body)], ["grpc-web", grpcFrame(Buffer.from(body))]] as const) {
+      const a = await rawCall(server.url, wire, procedure, bytes, { json: true });
+      expect({ wire, code: a.code, message: a.message }).toEqual({ wire, code: Code.InvalidArgument, message: expected });
+    }
   });
 
   it("still sends the largest number a uint64 holds, and the server decides", async () => {
     const run = await engram(["list", "--scope", "a", "--offset", "18446744073709551615", "--output", "json"]);
     expect({ exit: run.code, stderr: run.stderr }).toEqual({ exit: EXIT.ok, stderr: "" });
+  });
+
+  it("an operator flag of any size is judged by its own range", async () => {
+    const run = await engram(["migrate", "--batch-size", BIG]);
+    expect({ exit: run.code, stderr: run.stderr, stdout: run.stdout }).toEqual({ exit: EXIT.usage, stderr: "engram: --batch-size must be an integer from 1 to 100000\n", stdout: "" });
   });
 });
 

@@ -203,6 +203,104 @@ describe("unknown JSON fields on the Connect lane (issue 24 item 1)", () => {
   });
 });
 
+/**
+ * Issue 24 item 3: a whole number no uint64 holds. Only JSON can carry one,
+ * and every JSON lane answers it as MCP answers the same number: out of
+ * range with the field's cap sentence (the core's cap for k and limit, in
+ * the core's order of checks; the wire's own maximum for offset, which has
+ * no other), never `format` and never the number.
+ */
+const BIG = "99999999999999999999999";
+const TWO_TO_64 = "18446744073709551616";
+/** An integer literal too long for a double: JSON.parse makes it Infinity. */
+const HUGE = `1${"0".repeat(400)}`;
+const capOf = (field: string) => `field=${field} hint=out_of_range: ${field} exceeds the maximum of 1000`;
+const OFFSET_CAP = "field=offset hint=out_of_range: offset exceeds the maximum of 18446744073709551615";
+
+type WideRow = {
+  name: string;
+  procedure: string;
+  /** The same arguments, as JSON text, for this MCP tool; absent when the tool has no such argument or takes no strings for it. */
+  tool?: string;
+  args: string;
+  envelope: string;
+};
+
+const WIDE_ROWS: WideRow[] = [
+  { name: "search: k past uint64", procedure: "SearchMemories", tool: "search_memory", args: `{"query":"x","scope":"a","k":${BIG}}`, envelope: capOf("k") },
+  { name: "search: k as a decimal string past uint64", procedure: "SearchMemories", args: `{"query":"x","scope":"a","k":"${BIG}"}`, envelope: capOf("k") },
+  { name: "search: k too long for a double", procedure: "SearchMemories", tool: "search_memory", args: `{"query":"x","scope":"a","k":${HUGE}}`, envelope: capOf("k") },
+  {
+    name: "search: the query is checked before k, as for any k",
+    procedure: "SearchMemories",
+    tool: "search_memory",
+    args: `{"scope":"a","k":${BIG}}`,
+    envelope: "field=query hint=required: query is required",
+  },
+  { name: "list: limit past uint64", procedure: "ListMemories", tool: "list_memory", args: `{"scope":"a","limit":${BIG}}`, envelope: capOf("limit") },
+  { name: "list: offset one past uint64", procedure: "ListMemories", args: `{"scope":"a","offset":"${TWO_TO_64}"}`, envelope: OFFSET_CAP },
+  { name: "list: offset past uint64 as a number", procedure: "ListMemories", args: `{"scope":"a","offset":${BIG}}`, envelope: OFFSET_CAP },
+  {
+    name: "list: a field of the wrong type is named before a range",
+    procedure: "ListMemories",
+    args: `{"scope":"a","offset":${BIG},"tags":"x"}`,
+    envelope: "field=tags hint=format: tags must be a list of strings",
+  },
+  { name: "related: k past uint64", procedure: "RelatedMemories", tool: "related_memories", args: `{"id":"x","k":${BIG}}`, envelope: capOf("k") },
+  { name: "list-tags: limit 2^64", procedure: "ListTags", tool: "list_tags", args: `{"limit":${TWO_TO_64}}`, envelope: capOf("limit") },
+  { name: "list-scheduled: limit past uint64", procedure: "ListScheduled", tool: "list_scheduled", args: `{"scope":"a","limit":${BIG}}`, envelope: capOf("limit") },
+  {
+    name: "search-discoveries: k past uint64",
+    procedure: "SearchDiscoveries",
+    tool: "search_discovery",
+    args: `{"query":"x","scope":"discovery:x","k":${BIG}}`,
+    envelope: capOf("k"),
+  },
+];
+
+/** A tools/call as raw JSON-RPC text, so the number goes out exactly as written. */
+async function rawToolCall(tool: string, args: string): Promise<{ isError?: boolean; text: string[]; raw: string }> {
+  const res = await fetch(`${srv.url}/mcp`, {
+    method: "POST",
+    headers: { ...AUTH, "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"${tool}","arguments":${args}}}`,
+  });
+  const raw = await res.text();
+  const reply = JSON.parse(raw) as { result: { isError?: boolean; content: { text: string }[] } };
+  return { isError: reply.result.isError, text: reply.result.content.map((c) => c.text), raw };
+}
+
+describe("a number no uint64 holds (issue 24 item 3)", () => {
+  it("has unique row names, and every envelope is out_of_range, invalid_argument, or the check that comes first", () => {
+    expect(new Set(WIDE_ROWS.map((r) => r.name)).size).toBe(WIDE_ROWS.length);
+    expect(Code[CLASS_CONNECT_CODE[classOf("out_of_range")]]).toBe(Code[Code.InvalidArgument]);
+  });
+
+  const cases = WIDE_ROWS.flatMap((row) => JSON_WIRES.map((w) => ({ ...row, ...w, label: `${w.wire}: ${row.name}` })));
+
+  it.each(cases)("$label", async (row) => {
+    const body = row.framed ? grpcFrame(Buffer.from(row.args)) : Buffer.from(row.args);
+    const a = await rawCall(srv.url, row.wire, row.procedure, body, { headers: AUTH, json: true });
+    expect({ code: a.code === undefined ? "ok" : Code[a.code], message: a.message }).toEqual({ code: Code[Code.InvalidArgument], message: row.envelope });
+    for (const n of [BIG, TWO_TO_64, HUGE.slice(0, 30)]) expect(a.raw).not.toContain(n);
+  });
+
+  it.each(WIDE_ROWS.filter((r) => r.tool))("MCP, the same JSON text: $name", async (row) => {
+    const r = await rawToolCall(row.tool!, row.args);
+    expect({ isError: r.isError, text: r.text }).toEqual({ isError: true, text: [row.envelope] });
+    for (const n of [BIG, TWO_TO_64, HUGE.slice(0, 30)]) expect(r.raw).not.toContain(n);
+  });
+
+  it.each(JSON_WIRES)("$wire: the largest number a uint64 holds still reaches the core, which takes it as an offset", async ({ wire, framed }) => {
+    const a = await rawCall(srv.url, wire, "ListMemories", jsonBody({ scope: "a", offset: "18446744073709551615" }, framed), { headers: AUTH, json: true });
+    expect({ code: a.code, message: a.message }).toEqual({ code: undefined, message: "" });
+  });
+
+  it("echoes none of the numbers in any log line", () => {
+    for (const n of [BIG, TWO_TO_64, HUGE.slice(0, 30)]) expect(srv.log.text()).not.toContain(n);
+  });
+});
+
 describe("what the unknown-field check lets through", () => {
   it.each(JSON_WIRES)("$wire: proto names and JSON names alike", async ({ wire, framed }) => {
     for (const [procedure, body] of [

@@ -13,6 +13,8 @@ export {
   requestEncodingUnsupported,
   requestTimeoutMalformed,
   fieldNotDecodable,
+  UINT64_MAX,
+  uint64Exceeded,
 } from "./request-error.js";
 export { RULES, CLI_TIER_RULES, ruleError } from "./rules.js";
 export type { RuleId, RuleTier } from "./rules.js";

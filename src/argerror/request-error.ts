@@ -45,3 +45,17 @@ export function requestTimeoutMalformed(header: string): ArgError {
 export function fieldNotDecodable(field: string, hint: "format" | "enum", detail: string): ArgError {
   return argError(field, hint, detail);
 }
+
+/** The largest number a uint64 field can carry on any wire. */
+export const UINT64_MAX = 2n ** 64n - 1n;
+
+/**
+ * A whole number no uint64 holds, sent in JSON (the one encoding that can
+ * carry it) to a uint64 field the core puts no lower cap on (`offset`). The
+ * wire's maximum is that field's cap, so it reads as the count knobs' cap
+ * sentence does. The bound stays out of `bounds`: they are doubles, and a
+ * double cannot hold this one exactly.
+ */
+export function uint64Exceeded(field: string): ArgError {
+  return argError(field, "out_of_range", `${field} exceeds the maximum of ${UINT64_MAX}`);
+}

@@ -13,17 +13,15 @@ export function collectList(value: string, previous: string[] | undefined): stri
   return [...(previous ?? []), ...parts];
 }
 
-const UINT64_MAX = 2n ** 64n - 1n;
-
 /**
- * Non-negative integers for uint64 knobs. The server owns every cap, so the
- * only bound here is the wire's own: a number no uint64 can hold cannot be
- * sent at all, and is refused like any other value that is not a uint64
- * (the Connect JSON lane answers such a number the same way). The parse
- * error names neither the flag nor the value; flag-errors.ts words it.
+ * Non-negative integers for uint64 knobs, of any size. The server owns every
+ * cap, the wire's included: a number no uint64 holds is sent as Connect JSON
+ * (rpc.ts), and the server refuses it as out of range in the words it gives
+ * every lane. The parse error names neither the flag nor the value;
+ * flag-errors.ts words it.
  */
 export function parseUint(value: string): bigint {
   const text = value.trim();
-  if (!/^\d+$/.test(text) || BigInt(text) > UINT64_MAX) throw new InvalidArgumentError("expected a non-negative integer");
+  if (!/^\d+$/.test(text)) throw new InvalidArgumentError("expected a non-negative integer");
   return BigInt(text);
 }

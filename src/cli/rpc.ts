@@ -1,6 +1,7 @@
-import { Code, ConnectError, createClient, type CallOptions, type Client } from "@connectrpc/connect";
+import { ScalarType, type DescMessage } from "@bufbuild/protobuf";
+import { Code, ConnectError, createClient, type CallOptions, type Client, type Transport } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
-import { CONNECT_CODE_NAME, exitForConnectCode, isServerText } from "../argerror/index.js";
+import { CONNECT_CODE_NAME, exitForConnectCode, isServerText, UINT64_MAX } from "../argerror/index.js";
 import { EngramService } from "../gen/engram/v1/engram_pb.js";
 import type { ClientSettings } from "./client-flags.js";
 import { CliFailure, cliLines } from "./failure.js";
@@ -18,12 +19,14 @@ export async function callEngram<T>(
   fn: (client: EngramClient, options: CallOptions) => Promise<T>,
 ): Promise<T> {
   installHeaderMap();
-  const transport = createConnectTransport({
-    baseUrl: settings.baseUrl,
-    httpVersion: "1.1",
-    ...(settings.insecure ? { nodeOptions: { rejectUnauthorized: false } } : {}),
-  });
-  const client = createClient(EngramService, transport);
+  const transport = (useBinaryFormat: boolean) =>
+    createConnectTransport({
+      baseUrl: settings.baseUrl,
+      httpVersion: "1.1",
+      useBinaryFormat,
+      ...(settings.insecure ? { nodeOptions: { rejectUnauthorized: false } } : {}),
+    });
+  const client = createClient(EngramService, jsonForWideNumbers(transport(true), transport(false)));
   const options: CallOptions = { timeoutMs: settings.timeoutMs };
   if (settings.token !== undefined) options.headers = { authorization: `Bearer ${settings.token}` };
   try {
@@ -50,4 +53,27 @@ export function tokenHint(sent: boolean): string {
   return sent
     ? "; the token sent was refused: check ENGRAM_TOKEN, or the file passed with --token-file <path>"
     : "; pass a token in ENGRAM_TOKEN, or in a file with --token-file <path>";
+}
+
+function holdsPastUint64(desc: DescMessage, input: object): boolean {
+  const msg = input as Record<string, unknown>;
+  return desc.fields.some((f) => {
+    if (f.fieldKind !== "scalar" || (f.scalar !== ScalarType.UINT64 && f.scalar !== ScalarType.FIXED64)) return false;
+    const v = msg[f.localName];
+    return typeof v === "bigint" && v > UINT64_MAX;
+  });
+}
+
+/**
+ * Binary, except for a request that holds a number no uint64 holds (a flag
+ * takes integers of any size): binary cannot encode it, JSON can, and the
+ * server then answers it as it answers any Connect JSON caller, in its own
+ * words and at its own place in the order of checks.
+ */
+function jsonForWideNumbers(binary: Transport, json: Transport): Transport {
+  return {
+    unary: (method, signal, timeoutMs, header, input, contextValues) =>
+      (holdsPastUint64(method.input, input) ? json : binary).unary(method, signal, timeoutMs, header, input, contextValues),
+    stream: (method, signal, timeoutMs, header, input, contextValues) => binary.stream(method, signal, timeoutMs, header, input, contextValues),
+  };
 }

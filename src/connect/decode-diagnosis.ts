@@ -11,11 +11,12 @@ import {
   ScalarType,
   type DescField,
   type DescMessage,
+  type JsonObject,
   type JsonValue,
   type MessageShape,
 } from "@bufbuild/protobuf";
 import { BinaryReader } from "@bufbuild/protobuf/wire";
-import { ArgError, fieldNotDecodable, requestNotDecodable } from "../argerror/index.js";
+import { ArgError, fieldNotDecodable, requestNotDecodable, UINT64_MAX, uint64Exceeded } from "../argerror/index.js";
 import { rejectUnknownJsonFields } from "./unknown-fields.js";
 
 /**
@@ -77,10 +78,49 @@ function fieldOfKey(desc: DescMessage, key: string): DescField | undefined {
 }
 
 /**
- * Decodes a JSON body or throws the envelope that describes why it cannot be.
- * `operation` is the method's name, for the unknown-field envelope.
+ * The count knobs, as the proto's header names them: the core caps each far
+ * below what a uint64 holds, and refuses a number above its cap in its own
+ * words and at its own place in the order of checks.
  */
-export function decodeJson<D extends DescMessage>(desc: D, bytes: Uint8Array, operation: string): MessageShape<D> {
+const COUNT_KNOBS: ReadonlySet<string> = new Set(["k", "limit"]);
+
+/**
+ * A JSON value that stands for a whole number no uint64 holds: a decimal
+ * string, or a number literal (one too long for a double parses as
+ * Infinity, which only such a literal gives). The library refuses these as
+ * it refuses a word, but they are well-formed numbers that are too large,
+ * which the vocabulary calls out_of_range, as MCP's lane does for the same
+ * JSON number.
+ */
+function pastUint64(v: JsonValue): boolean {
+  if (typeof v === "number") return v === Number.POSITIVE_INFINITY || (Number.isInteger(v) && BigInt(v) > UINT64_MAX);
+  return typeof v === "string" && /^[0-9]+$/.test(v) && BigInt(v) > UINT64_MAX;
+}
+
+/** The keys of a body's singular uint64 fields whose value no uint64 holds. */
+function keysPastUint64(desc: DescMessage, json: JsonObject): { key: string; field: DescField }[] {
+  const out: { key: string; field: DescField }[] = [];
+  for (const [key, value] of Object.entries(json)) {
+    const f = fieldOfKey(desc, key);
+    if (f?.fieldKind !== "scalar" || (f.scalar !== ScalarType.UINT64 && f.scalar !== ScalarType.FIXED64)) continue;
+    if (pastUint64(value)) out.push({ key, field: f });
+  }
+  return out;
+}
+
+/**
+ * Checks a JSON body and returns the bytes the library decodes next, or
+ * throws the envelope that describes why it cannot be decoded.
+ * `operation` is the method's name, for the unknown-field envelope.
+ *
+ * A number too large for its uint64 field is out of range, not malformed:
+ * every other field is checked first (types before ranges, as on MCP);
+ * then a field with no cap but the wire's is refused here, and a count
+ * knob is passed on as the largest uint64, so that the core, whose cap is
+ * below it, refuses it exactly as it refuses the same number from MCP. The
+ * value itself goes no further than this function.
+ */
+export function checkJson(desc: DescMessage, bytes: Uint8Array, operation: string): Uint8Array {
   let json: JsonValue;
   try {
     json = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes)) as JsonValue;
@@ -90,10 +130,25 @@ export function decodeJson<D extends DescMessage>(desc: D, bytes: Uint8Array, op
   // Before the types, as MCP checks argument names before the core checks values.
   rejectUnknownJsonFields(desc, json, operation);
   try {
-    return fromJson(desc, json, JSON_READ_OPTIONS);
+    fromJson(desc, json, JSON_READ_OPTIONS);
+    return bytes;
   } catch {
-    throw diagnoseJson(desc, json);
+    // Diagnosed below.
   }
+  const past = json !== null && typeof json === "object" && !Array.isArray(json) ? keysPastUint64(desc, json) : [];
+  if (past.length === 0) throw diagnoseJson(desc, json);
+  const obj = json as JsonObject;
+  const rest = Object.fromEntries(Object.entries(obj).filter(([key]) => !past.some((p) => p.key === key)));
+  try {
+    fromJson(desc, rest, JSON_READ_OPTIONS);
+  } catch {
+    throw diagnoseJson(desc, rest);
+  }
+  const uncapped = past.find((p) => !COUNT_KNOBS.has(p.field.name));
+  if (uncapped) throw uint64Exceeded(uncapped.field.name);
+  const capped: JsonObject = { ...obj };
+  for (const p of past) capped[p.key] = UINT64_MAX.toString();
+  return new TextEncoder().encode(JSON.stringify(capped));
 }
 
 function diagnoseJson(desc: DescMessage, json: JsonValue): ArgError {
@@ -148,7 +203,12 @@ function diagnoseBinary(desc: DescMessage, bytes: Uint8Array): ArgError {
   return requestNotDecodable(desc.typeName);
 }
 
-/** One entry point for both encodings. */
-export function decodeRequest<D extends DescMessage>(desc: D, bytes: Uint8Array, binary: boolean, operation: string): MessageShape<D> {
-  return binary ? decodeBinary(desc, bytes) : decodeJson(desc, bytes, operation);
+/**
+ * One entry point for both encodings: the bytes the library decodes next
+ * (a binary body as it came), or the envelope that says why it cannot.
+ */
+export function checkRequest(desc: DescMessage, bytes: Uint8Array, binary: boolean, operation: string): Uint8Array {
+  if (!binary) return checkJson(desc, bytes, operation);
+  decodeBinary(desc, bytes);
+  return bytes;
 }

@@ -25,7 +25,7 @@ import {
   type ArgError,
 } from "../argerror/index.js";
 import type { Logger } from "../core/index.js";
-import { decodeRequest } from "./decode-diagnosis.js";
+import { checkRequest } from "./decode-diagnosis.js";
 import { noteOutcome } from "./outcome-context.js";
 import { toConnectError } from "./error-mapper.js";
 import { BodyNotDecompressible, BodyTooLarge, firstFrameLength, frame, inflateBounded, readBounded, splitFrames } from "./request-body.js";
@@ -128,8 +128,7 @@ export function gateHandler(
           return need !== undefined && sofar.length >= need;
         });
         const need = firstFrameLength(first.data) ?? first.data.length;
-        message = await unframe(first.data.subarray(0, need), encoding, max, input);
-        decodeRequest(input, message, wire.binary, procedure);
+        message = checkRequest(input, await unframe(first.data.subarray(0, need), encoding, max, input), wire.binary, procedure);
         // A unary call has exactly one message: anything after it is refused.
         let rest = first.data.subarray(need);
         if (!first.ended) {
@@ -141,8 +140,7 @@ export function gateHandler(
         if (rest.length > 0) throw requestNotDecodable(input.typeName);
       } else {
         const raw = (await readBounded(node, max)).data;
-        message = encoding === "identity" ? raw : await inflateBounded(raw, encoding, max);
-        decodeRequest(input, message, wire.binary, procedure);
+        message = checkRequest(input, encoding === "identity" ? raw : await inflateBounded(raw, encoding, max), wire.binary, procedure);
       }
     } catch (err) {
       if (err instanceof ConnectError) return refuse(req, wire, err);

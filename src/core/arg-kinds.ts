@@ -144,7 +144,9 @@ function checkKind(field: string, kind: ArgKind, value: unknown): void {
       if (typeof value !== "boolean") throw argError(field, "format", `${field} must be true or false`);
       return;
     case "count":
-      if (typeof value !== "number" || !Number.isInteger(value) || value < 0) {
+      // A JSON number literal too long for a double parses as Infinity: a
+      // whole number past every cap, left for the cap to refuse (checkCount).
+      if (typeof value !== "number" || !(Number.isInteger(value) || value === Number.POSITIVE_INFINITY) || value < 0) {
         throw argError(field, "format", `${field} must be a non-negative integer`);
       }
       return;

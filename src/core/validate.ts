@@ -19,10 +19,15 @@ export function requireString(field: string, value: string | undefined, detail =
   return value;
 }
 
-/** Zero means "use the default"; above the maximum is rejected, never clamped. */
+/**
+ * Zero means "use the default"; above the maximum is rejected, never clamped.
+ * Infinity is what JSON makes of an integer literal too long for a double,
+ * so it is above the maximum like any other too-large integer.
+ */
 export function checkCount(field: string, value: number | undefined, limits: Limits): number {
   const n = value ?? 0;
-  if (!Number.isInteger(n) || n < 0) throw argError(field, "format", `${field} must be a non-negative integer`);
+  const whole = Number.isInteger(n) || n === Number.POSITIVE_INFINITY;
+  if (!whole || n < 0) throw argError(field, "format", `${field} must be a non-negative integer`);
   if (n > limits.maxRecall) {
     throw argError(field, "out_of_range", `${field} exceeds the maximum of ${limits.maxRecall}`, { max: limits.maxRecall });
   }
