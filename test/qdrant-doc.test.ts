@@ -11,12 +11,14 @@ import {
   MIN_QDRANT_VERSION,
   OPTIONAL_GATE_KEYS,
   PAYLOAD_INDEXES,
-  REVISION_TRAIL_MAX,
   RPC_BYTE_BUDGET,
+  SETUP_BACKOFF_MS,
+  SETUP_RETRIES,
+  TERM_VECTORS_META,
   VIEW_CEILING_BYTES,
   physicalCollectionName,
-} from "../src/store/qdrant/index.js";
-import { SETUP_BACKOFF_MS, SETUP_RETRIES, TERM_VECTORS_META } from "../src/store/qdrant/layout.js";
+} from "../src/store/qdrant/layout.js";
+import { REVISION_TRAIL_MAX } from "../src/store/qdrant/revision-trail.js";
 import { MAX_CATCHUP_PASSES, REINDEX_META, SWITCH_SETTLE_MS, generationOf } from "../src/operator/reindex-qdrant.js";
 
 const RAW = readFileSync(new URL("../docs/qdrant.md", import.meta.url), "utf8");

@@ -12,7 +12,8 @@ import { FakeEmbedder, embeddingText } from "../src/embed/index.js";
 import type { MemoryRecord } from "../src/model/record.js";
 import type { ReindexProgress } from "../src/operator/index.js";
 import { MAX_CATCHUP_PASSES, REINDEX_META, ReindexBehindError, reindexQdrant } from "../src/operator/index.js";
-import { PAYLOAD_INDEXES, QdrantStore } from "../src/store/qdrant/index.js";
+import { QdrantStore } from "../src/store/qdrant/index.js";
+import { PAYLOAD_INDEXES } from "../src/store/qdrant/layout.js";
 import { startQdrantFake, type QdrantFake } from "./qdrant-fake/index.js";
 
 const OLD = new FakeEmbedder(32, "old-model");

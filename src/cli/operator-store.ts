@@ -8,7 +8,7 @@ import type { MigrationStore } from "../store/migrations/migration-store.js";
 import type { Store } from "../store/store.js";
 import { EXIT, exitForConnectCode, type ExitCode } from "../argerror/index.js";
 import { DATA_DIR_ENV, dataDirOf } from "../data-dir.js";
-import type { QdrantConnection } from "../operator/reindex-qdrant.js";
+import type { QdrantConnection } from "../store/qdrant/index.js";
 import { CliFailure } from "./failure.js";
 import { failure } from "./operator-common.js";
 
@@ -73,13 +73,10 @@ export function qdrantConnectionOf(env: NodeJS.ProcessEnv): QdrantConnection {
  * says the store cannot accept writes, as a server start does).
  */
 export async function requireQdrantCollection(env: NodeJS.ProcessEnv, access: "read" | "write"): Promise<void> {
-  const [{ QdrantClient }, { aliasTarget, DEFAULT_QDRANT_COLLECTION, mapQdrantError }] = await Promise.all([
-    import("@qdrant/js-client-rest"),
-    import("../store/qdrant/index.js"),
-  ]);
+  const { aliasTarget, connectQdrant, DEFAULT_QDRANT_COLLECTION, mapQdrantError } = await import("../store/qdrant/index.js");
   const conn = qdrantConnectionOf(env);
   const alias = conn.collection || DEFAULT_QDRANT_COLLECTION;
-  const client = new QdrantClient({ url: conn.url, apiKey: conn.apiKey, checkCompatibility: false, timeout: 30_000 });
+  const client = connectQdrant(conn);
   let target: string | undefined;
   try {
     target = await aliasTarget(client, alias);

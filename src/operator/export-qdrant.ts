@@ -1,8 +1,8 @@
-import { QdrantClient } from "@qdrant/js-client-rest";
 import { META_EMBEDDER_IDENTITY } from "../store/meta-keys.js";
 import {
   aliasTarget,
   checkServerVersion,
+  connectQdrant,
   decodePayload,
   DEFAULT_QDRANT_COLLECTION,
   DENSE_VECTOR,
@@ -12,10 +12,10 @@ import {
   QdrantSetupError,
   RPC_BYTE_BUDGET,
   VIEW_CEILING_BYTES,
+  type QdrantConnection,
 } from "../store/qdrant/index.js";
 import type { ExportOptions, ExportReport } from "./export-records.js";
 import { headerLine, recordLine } from "./export-format.js";
-import type { QdrantConnection } from "./reindex-qdrant.js";
 import { REINDEX_IN_PROGRESS } from "./reindex.js";
 
 type Json = Record<string, unknown>;
@@ -35,7 +35,7 @@ const KEYS_PAGE = Math.min(MAX_PAGE, Math.max(1, Math.floor(RPC_BYTE_BUDGET / VI
  * page was read, and one created after the key scan is left out.
  */
 export async function exportQdrant(conn: QdrantConnection, opts: ExportOptions): Promise<ExportReport> {
-  const client = new QdrantClient({ url: conn.url, apiKey: conn.apiKey, checkCompatibility: false, timeout: conn.timeoutMs ?? 30_000 });
+  const client = connectQdrant(conn);
   const q = async <T>(fn: () => Promise<T>): Promise<T> => {
     try {
       return await fn();

@@ -1,9 +1,10 @@
-import { QdrantClient } from "@qdrant/js-client-rest";
+import type { QdrantClient } from "@qdrant/js-client-rest";
 import { embeddingText, identityKey, type Embedder } from "../embed/index.js";
 import { META_EMBEDDER_IDENTITY } from "../store/meta-keys.js";
 import {
   aliasTarget,
   checkServerVersion,
+  connectQdrant,
   createLayout,
   DEFAULT_QDRANT_COLLECTION,
   DENSE_VECTOR,
@@ -16,6 +17,7 @@ import {
   QdrantSetupError,
   RPC_BYTE_BUDGET,
   VIEW_CEILING_BYTES,
+  type QdrantConnection,
 } from "../store/qdrant/index.js";
 import type { ReindexProgress, ReindexReport } from "./reindex.js";
 
@@ -40,7 +42,7 @@ export const MAX_CATCHUP_PASSES = 8;
 /** How long after the switch the run waits for writes already under way on the old generation before its re-check. */
 export const SWITCH_SETTLE_MS = 2_000;
 
-export type QdrantConnection = { url: string; apiKey?: string; collection?: string; timeoutMs?: number };
+export type { QdrantConnection } from "../store/qdrant/index.js";
 
 export type QdrantReindexOptions = {
   apply: boolean;
@@ -115,7 +117,7 @@ class QdrantReindex {
     private readonly embedder: Embedder,
     private readonly opts: QdrantReindexOptions,
   ) {
-    this.client = new QdrantClient({ url: conn.url, apiKey: conn.apiKey, checkCompatibility: false, timeout: conn.timeoutMs ?? 30_000 });
+    this.client = connectQdrant(conn);
     this.alias = conn.collection || DEFAULT_QDRANT_COLLECTION;
     this.to = identityKey(embedder.identity);
     this.dim = embedder.identity.dim;

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { QdrantClient } from "@qdrant/js-client-rest";
+import type { QdrantClient } from "@qdrant/js-client-rest";
 import { ResponseTooLargeError } from "../../argerror/index.js";
 import { silentLogger, type Logger } from "../../model/logger.js";
 import type { MemoryRecord, ScoredRecord } from "../../model/record.js";
@@ -12,6 +12,7 @@ import type { ImportRow, ListPage, RecordQuery, ResolveResult, SchemaHistogram, 
 import { clampCosine } from "../term-weight.js";
 import { collectionTermWeights, rebuildTermVectors } from "./term-vectors.js";
 import { isUuid } from "../uuid.js";
+import { connectQdrant } from "./client.js";
 import { ensureCollection } from "./collection-setup.js";
 import {
   CLAIM_LEASE_MS,
@@ -78,7 +79,7 @@ export class QdrantStore implements Store {
   private closed = false;
 
   private constructor(private readonly opts: QdrantStoreOptions) {
-    this.client = new QdrantClient({ url: opts.url, apiKey: opts.apiKey, checkCompatibility: false, timeout: opts.timeoutMs ?? 30_000 });
+    this.client = connectQdrant(opts);
     this.alias = opts.collection || DEFAULT_QDRANT_COLLECTION;
     this.budget = opts.rpcByteBudget ?? RPC_BYTE_BUDGET;
     this.ceilings = { full: opts.fullRecordCeiling ?? VIEW_CEILING_BYTES.full, keys: VIEW_CEILING_BYTES.keys, tags: VIEW_CEILING_BYTES.tags };
