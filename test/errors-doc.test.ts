@@ -46,7 +46,8 @@ import { rejectUnknownJsonFields } from "../src/connect/unknown-fields.js";
 const fieldOf = (schema: typeof SearchMemoriesRequestSchema | typeof ScheduleMemoryRequestSchema, name: string) =>
   schema.fields.find((f) => f.name === name)!;
 
-import { checkArgKinds, ARG_KINDS } from "../src/core/arg-kinds.js";
+import { checkArgKinds } from "../src/core/arg-kinds.js";
+import { OPERATIONS } from "../src/core/operations.js";
 import { DEFAULT_LIMITS } from "../src/core/limits.js";
 import type { SearchArgs } from "../src/core/args.js";
 import { checkIdBytes } from "../src/core/resolve.js";
@@ -448,10 +449,10 @@ const EXAMPLES: ReadonlyArray<readonly [string, string]> = [
   ["reserved scope", thrown(() => checkUnreservedScope("discovery:repo:x"))],
   ["summary on two lines", thrown(() => checkSummary("one\ntwo", DEFAULT_LIMITS))],
   ["blank tag", thrown(() => checkTags(["a", " "], DEFAULT_LIMITS))],
-  ["count of the wrong type", thrown(() => checkArgKinds(ARG_KINDS.search, { k: -1 }))],
-  ["string of the wrong type", thrown(() => checkArgKinds(ARG_KINDS.search, { scope: ["a"] } as unknown as SearchArgs))],
-  ["list of the wrong type", thrown(() => checkArgKinds(ARG_KINDS.search, { tags: "a" } as unknown as SearchArgs))],
-  ["flag of the wrong type", thrown(() => checkArgKinds(ARG_KINDS.search, { full: "yes" } as unknown as SearchArgs))],
+  ["count of the wrong type", thrown(() => checkArgKinds(OPERATIONS.searchMemories.kinds, { k: -1 }))],
+  ["string of the wrong type", thrown(() => checkArgKinds(OPERATIONS.searchMemories.kinds, { scope: ["a"] } as unknown as SearchArgs))],
+  ["list of the wrong type", thrown(() => checkArgKinds(OPERATIONS.searchMemories.kinds, { tags: "a" } as unknown as SearchArgs))],
+  ["flag of the wrong type", thrown(() => checkArgKinds(OPERATIONS.searchMemories.kinds, { full: "yes" } as unknown as SearchArgs))],
   ["unknown MCP argument", thrown(() => rejectUnknownArguments("list_memory", ["scope"], { offset: 5 }))],
   ["unknown MCP argument with a long name", thrown(() => rejectUnknownArguments("list_memory", ["scope"], { ["x".repeat(65)]: 1 }))],
   ["unknown Connect JSON field", thrown(() => rejectUnknownJsonFields(SearchMemoriesRequestSchema, { tag: ["x"] }, "SearchMemories"))],

@@ -1,25 +1,5 @@
 import { argError } from "../argerror/index.js";
-import type {
-  BatchArgs,
-  CitationArg,
-  DeleteAllArgs,
-  DeleteArgs,
-  GetArgs,
-  ListArgs,
-  ListRulesArgs,
-  ListScheduledArgs,
-  ListTagsArgs,
-  RelatedArgs,
-  ScheduleArgs,
-  SearchArgs,
-  SearchDiscoveriesArgs,
-  SetVisibilityArgs,
-  StoreArgs,
-  StoreDiscoveryArgs,
-  StoreRuleArgs,
-  SupersedeArgs,
-  UpdateArgs,
-} from "./args.js";
+import type { Citation } from "../model/record.js";
 
 /**
  * The JSON type each argument must have. A lane whose wire format already
@@ -32,80 +12,9 @@ export type ArgKind = "string" | "boolean" | "count" | "strings" | "citations";
 /** One kind per field of T, in the order the fields are checked. */
 export type KindsOf<T> = { readonly [K in keyof T]-?: ArgKind };
 
-const STORE = {
-  content: "string",
-  scope: "string",
-  source: "string",
-  category: "string",
-  tags: "strings",
-  repo: "string",
-  workspace: "string",
-  worktree: "string",
-  base_dir: "string",
-  summary: "string",
-  citations: "citations",
-  idempotency_key: "string",
-} as const satisfies KindsOf<StoreArgs>;
-
-const RECALL_FILTERS = {
-  scope: "string",
-  cross_spine: "boolean",
-  tags: "strings",
-  categories: "strings",
-  full: "boolean",
-  created_after: "string",
-  created_before: "string",
-  include_archived: "boolean",
-  include_superseded: "boolean",
-  include_scheduled: "boolean",
-} as const;
-
-/** Every operation's argument kinds; the compiler keeps each table equal to its argument type. */
-export const ARG_KINDS = {
-  store: STORE,
-  schedule: { ...STORE, not_before: "string", not_after: "string" } satisfies KindsOf<ScheduleArgs>,
-  supersede: { ...STORE, supersedes: "strings", validate_only: "boolean" } satisfies KindsOf<SupersedeArgs>,
-  search: { query: "string", k: "count", ...RECALL_FILTERS } satisfies KindsOf<SearchArgs>,
-  list: {
-    limit: "count",
-    offset: "count",
-    ...RECALL_FILTERS,
-    visibility: "string",
-    page_token: "string",
-    cursor_mode: "boolean",
-  } satisfies KindsOf<ListArgs>,
-  get: { id: "string" } satisfies KindsOf<GetArgs>,
-  update: { id: "string", content: "string", shared: "boolean", tags: "strings", summary: "string", update_mask: "strings" } satisfies KindsOf<UpdateArgs>,
-  delete: { id: "string" } satisfies KindsOf<DeleteArgs>,
-  deleteAll: { scope: "string", dry_run: "boolean" } satisfies KindsOf<DeleteAllArgs>,
-  setVisibility: { id: "string", shared: "boolean" } satisfies KindsOf<SetVisibilityArgs>,
-  listScheduled: {
-    scope: "string",
-    cross_spine: "boolean",
-    state: "string",
-    limit: "count",
-    created_after: "string",
-    created_before: "string",
-    page_token: "string",
-  } satisfies KindsOf<ListScheduledArgs>,
-  storeDiscovery: {
-    content: "string",
-    kind: "string",
-    citations: "citations",
-    scope: "string",
-    tags: "strings",
-    summary: "string",
-    id: "string",
-  } satisfies KindsOf<StoreDiscoveryArgs>,
-  searchDiscoveries: { query: "string", scope: "string", k: "count", kind: "string", cross_spine: "boolean" } satisfies KindsOf<SearchDiscoveriesArgs>,
-  storeRule: { content: "string", scope: "string", summary: "string", tags: "strings", id: "string" } satisfies KindsOf<StoreRuleArgs>,
-  listRules: { scopes: "strings", tags: "strings", full: "boolean" } satisfies KindsOf<ListRulesArgs>,
-  batch: { ids: "strings" } satisfies KindsOf<BatchArgs>,
-  related: { id: "string", k: "count", full: "boolean" } satisfies KindsOf<RelatedArgs>,
-  listTags: { scope: "string", limit: "count" } satisfies KindsOf<ListTagsArgs>,
-} as const;
-
-const CITATION_FIELDS = ["kind", "ref", "locator", "pin", "excerpt"] as const satisfies readonly (keyof CitationArg)[];
+/** Every field of a citation, each once: a field added to `Citation` and not here fails to compile. */
+const CITATION_KEYS = { kind: true, ref: true, locator: true, pin: true, excerpt: true } as const satisfies Record<keyof Citation, true>;
+const CITATION_FIELDS = Object.keys(CITATION_KEYS) as (keyof Citation)[];
 
 /** A name the caller chose may be repeated only when it is short and plainly an identifier. */
 export function plainName(name: string): boolean {

@@ -1,5 +1,6 @@
 export { createCore } from "./core.js";
 export type { Core } from "./core.js";
+export type { ArgsOf, OperationName } from "./operations.js";
 export type * from "./args.js";
 export type { CoreDeps, Logger, LogFields } from "./deps.js";
 export { silentLogger } from "./deps.js";
@@ -26,7 +27,7 @@ export type { RelatedResult, RelatedEdge } from "./related-memories.js";
 export type { ListTagsResult } from "./list-tags.js";
 export type { MigrateStatus } from "./migrate-status.js";
 export { CITATION_KINDS, MEMORY_CATEGORIES, MEMORY_SOURCES } from "./validate.js";
-export { ARG_KINDS, plainName } from "./arg-kinds.js";
+export { plainName } from "./arg-kinds.js";
 export type { ArgKind } from "./arg-kinds.js";
 export { rejectUnknownArguments } from "./unknown-arguments.js";
 export { recallRow } from "./view.js";
