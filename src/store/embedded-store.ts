@@ -1100,6 +1100,8 @@ export class EmbeddedStore implements Store, MigrationStore {
 
   async search(query: RecordQuery, vector: Float32Array, text: string, candidates: number): Promise<ScoredRecord[]> {
     this.sync();
+    // A process that never warms up (engram mcp) still gets the term index built, in the background.
+    if (this.termsComplete === false && !this.warming) void this.warm();
     const scored = new Map<number, number>();
     if (query.onlyGated && this.gatedRids.size === 0) return [];
     const pool = query.onlyGated ? this.gatedRids : query.scope !== undefined ? (this.ridsByScope.get(query.scope) ?? new Set<number>()) : undefined;
@@ -1144,10 +1146,7 @@ export class EmbeddedStore implements Store, MigrationStore {
     this.sync();
     const total = Math.max(1, this.attrs.size);
     const weights = new Map<string, number>();
-    for (const t of new Set(terms)) {
-      const n = this.documentFrequency(t);
-      if (n > 0) weights.set(t, termWeight(total, n));
-    }
+    for (const [t, n] of this.documentFrequencies(terms)) if (n > 0) weights.set(t, termWeight(total, n));
     return weights;
   }
 
@@ -1191,29 +1190,43 @@ export class EmbeddedStore implements Store, MigrationStore {
   private selectiveTerms(tokens: string[]): { t: string; n: number }[] {
     if (tokens.length === 0) return [];
     const ceiling = Math.max(1000, Math.floor(this.attrs.size * 0.01));
+    const df = this.documentFrequencies(tokens);
     return tokens
-      .map((t) => ({ t, n: this.documentFrequency(t) }))
+      .map((t) => ({ t, n: df.get(t) ?? 0 }))
       .filter((x) => x.n > 0 && x.n <= ceiling)
       .sort((x, y) => x.n - y.n)
       .slice(0, 8);
   }
 
   /**
-   * How many records hold a term. Cached: they steer candidate selection and
-   * weigh terms, where a count a few thousand writes old ranks the same, so
-   * the cache is dropped every few thousand writes.
+   * How many records hold each term, read from the vocabulary in one query.
+   * Cached: the counts steer candidate selection and weigh terms, where a
+   * count a few thousand writes old ranks the same, so the cache is dropped
+   * every few thousand writes. A term no record holds is never cached: the
+   * next write may bring it, and a search for it must find that record.
    */
-  private documentFrequency(term: string): number {
+  private documentFrequencies(terms: readonly string[]): Map<string, number> {
     if (this.dfCache.size > 50_000 || this.lastSeq - this.dfCacheSeq > 5_000) {
       this.dfCache.clear();
       this.dfCacheSeq = this.lastSeq;
     }
-    let n = this.dfCache.get(term);
-    if (n === undefined) {
-      n = (this.stmt("SELECT doc FROM records_terms_vocab WHERE term = ?").get(term) as { doc: number } | undefined)?.doc ?? 0;
-      this.dfCache.set(term, n);
+    const out = new Map<string, number>();
+    const missing: string[] = [];
+    for (const t of new Set(terms)) {
+      const n = this.dfCache.get(t);
+      if (n === undefined) missing.push(t);
+      else out.set(t, n);
     }
-    return n;
+    for (let i = 0; i < missing.length; i += IN_LIST_MAX) {
+      const part = missing.slice(i, i + IN_LIST_MAX);
+      for (const t of part) out.set(t, 0);
+      const rows = this.db.prepare(`SELECT term, doc FROM records_terms_vocab WHERE term IN (${part.map(() => "?").join(",")})`).all(...part) as { term: string; doc: number }[];
+      for (const r of rows) {
+        out.set(r.term, r.doc);
+        this.dfCache.set(r.term, r.doc);
+      }
+    }
+    return out;
   }
 
   private readonly dfCache = new Map<string, number>();
