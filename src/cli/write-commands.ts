@@ -14,10 +14,12 @@ import {
   UpdateMemoryRequestSchema,
   UpdateMemoryResponseSchema,
   type Citation,
+  type StoreMemoryRequest,
 } from "../gen/engram/v1/engram_pb.js";
 import { addClientFlags, resolveClient, type ClientFlagValues } from "./client-flags.js";
 import { usageError } from "./failure.js";
 import { checkArgKinds } from "../core/arg-kinds.js";
+import type { ArgsOf } from "../core/operations.js";
 import { parseRfc3339 } from "../core/validate.js";
 import { collectList } from "./list-values.js";
 import { emit } from "./output.js";
@@ -30,39 +32,52 @@ import { memoryTable } from "./text.js";
  * missing --content or --source is reported exactly as the MCP lane reports it.
  */
 
-type RecordFlags = {
-  content?: string;
-  scope?: string;
-  source?: string;
-  category?: string;
-  tags?: string[];
-  repo?: string;
-  workspace?: string;
-  worktree?: string;
-  baseDir?: string;
-  summary?: string;
-  citation?: string[];
-  idempotencyKey?: string;
+type WriteArg = keyof ArgsOf<"storeMemory"> & string;
+
+/** A snake_case name as commander and protobuf-es both spell it (base_dir is baseDir). */
+type Camel<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<Camel<Tail>>}` : S;
+
+/**
+ * One flag per write argument of the core, in the order help lists them: a
+ * write argument without a flag fails to compile. `--citation` is singular
+ * because it is repeated, once per citation.
+ */
+const RECORD_FLAGS = {
+  content: ["--content <text>", "the record text (required)"],
+  scope: ["--scope <scope>", "the scope to write into, e.g. repo:github.com/acme/api (required)"],
+  source: ["--source <source>", "user-said or agent-inferred (required)"],
+  category: ["--category <category>", "decision, preference, convention or gotcha (required)"],
+  tags: ["--tags <list>", "tags (repeat or comma-separate)", collectList],
+  repo: ["--repo <repo>", "repository the record is about"],
+  workspace: ["--workspace <workspace>", "workspace the record is about"],
+  worktree: ["--worktree <path>", "worktree path the record is about"],
+  base_dir: ["--base-dir <path>", "base directory the record is about"],
+  summary: ["--summary <text>", "one-line summary"],
+  citations: [
+    "--citation <json>",
+    'a source anchor as a JSON object, e.g. {"kind":"file","ref":"src/a.ts","locator":"10-20"} (repeatable)',
+    (v: string, prev: string[] | undefined) => [...(prev ?? []), v],
+  ],
+  idempotency_key: ["--idempotency-key <key>", "retrying with the same key and content replays the first write"],
+} as const satisfies Record<WriteArg, readonly [string, string] | readonly [string, string, (v: string, prev: string[] | undefined) => string[]]>;
+
+/** What commander hands the action for the record flags. */
+type RecordFlags = { [F in Exclude<WriteArg, "tags" | "citations"> as Camel<F>]?: string } & { tags?: string[]; citation?: string[] };
+
+/**
+ * The request fields the record flags fill, found by the core's names: a
+ * write argument StoreMemoryRequest lacks is `never` here and cannot be filled.
+ */
+type RecordRequestFields = {
+  [F in WriteArg as Camel<F>]-?: Camel<F> extends keyof StoreMemoryRequest ? StoreMemoryRequest[Camel<F>] : never;
 };
 
 function addRecordFlags(cmd: Command): Command {
-  return cmd
-    .option("--content <text>", "the record text (required)")
-    .option("--scope <scope>", "the scope to write into, e.g. repo:github.com/acme/api (required)")
-    .option("--source <source>", "user-said or agent-inferred (required)")
-    .option("--category <category>", "decision, preference, convention or gotcha (required)")
-    .option("--tags <list>", "tags (repeat or comma-separate)", collectList)
-    .option("--repo <repo>", "repository the record is about")
-    .option("--workspace <workspace>", "workspace the record is about")
-    .option("--worktree <path>", "worktree path the record is about")
-    .option("--base-dir <path>", "base directory the record is about")
-    .option("--summary <text>", "one-line summary")
-    .option(
-      "--citation <json>",
-      'a source anchor as a JSON object, e.g. {"kind":"file","ref":"src/a.ts","locator":"10-20"} (repeatable)',
-      (v: string, prev: string[] | undefined) => [...(prev ?? []), v],
-    )
-    .option("--idempotency-key <key>", "retrying with the same key and content replays the first write");
+  for (const [flags, description, parse] of Object.values<readonly [string, string, ((v: string, prev: string[] | undefined) => string[])?]>(RECORD_FLAGS)) {
+    if (parse) cmd.option(flags, description, parse);
+    else cmd.option(flags, description);
+  }
+  return cmd;
 }
 
 /**
@@ -88,7 +103,7 @@ export function parseCitations(raw: readonly string[] | undefined): Citation[] {
   return values.map((v) => create(CitationSchema, v as Partial<Pick<Citation, "kind" | "ref" | "locator" | "pin" | "excerpt">>));
 }
 
-function recordFields(o: RecordFlags) {
+function recordFields(o: RecordFlags): RecordRequestFields {
   return {
     content: o.content ?? "",
     scope: o.scope ?? "",

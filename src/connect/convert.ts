@@ -1,12 +1,13 @@
 import { create, protoInt64, type DescMessage } from "@bufbuild/protobuf";
 import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
-import type { MemoryView, RecallGateHidden, Coverage, StoreArgs } from "../core/index.js";
+import type { ArgsOf, EveryArgOf, MemoryView, RecallGateHidden, Coverage } from "../core/index.js";
 import { fieldShapeError } from "./decode-diagnosis.js";
 import {
   RecallGateHiddenSchema,
   type Citation as PbCitation,
   type Memory,
   type RecallGateHidden as PbRecallGateHidden,
+  type StoreMemoryRequest,
 } from "../gen/engram/v1/engram_pb.js";
 
 /** uint64 knobs arrive as bigint; anything past 2^53 is far above every cap anyway. */
@@ -112,7 +113,7 @@ export function coverageFields(c: Coverage | undefined): { searchedScopes: strin
   return { searchedScopes: c.searched_scopes, scopesTruncated: c.scopes_truncated, scopesUnknown: false };
 }
 
-export function citationsArg(list: readonly PbCitation[]): StoreArgs["citations"] {
+export function citationsArg(list: readonly PbCitation[]): ArgsOf<"storeMemory">["citations"] {
   return list.map((c) => ({ kind: c.kind, ref: c.ref, locator: c.locator, pin: c.pin, excerpt: c.excerpt }));
 }
 
@@ -121,20 +122,20 @@ export function opt(s: string): string | undefined {
   return s === "" ? undefined : s;
 }
 
-export function storeArgs(r: {
-  content: string;
-  scope: string;
-  source: string;
-  category: string;
-  tags: string[];
-  repo: string;
-  workspace: string;
-  worktree: string;
-  baseDir: string;
-  summary: string;
-  citations: PbCitation[];
-  idempotencyKey: string;
-}): StoreArgs {
+/** A core argument's name as protobuf-es spells the same proto field (base_dir is baseDir). */
+type ProtoName<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<ProtoName<Tail>>}` : S;
+
+/**
+ * The proto fields that carry the record's write arguments, found by the core's
+ * own names: a write argument StoreMemoryRequest lacks is `never` here, so no
+ * request satisfies it and the lane fails to compile until the contract has it.
+ */
+export type RecordFields = {
+  [F in keyof ArgsOf<"storeMemory"> & string as ProtoName<F>]-?: ProtoName<F> extends keyof StoreMemoryRequest ? StoreMemoryRequest[ProtoName<F>] : never;
+};
+
+/** The write arguments of StoreMemory, ScheduleMemory and SupersedeMemory, which share these fields. */
+export function storeArgs(r: RecordFields): EveryArgOf<"storeMemory"> {
   return {
     content: opt(r.content),
     scope: opt(r.scope),

@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
-import type { Core, Logger } from "../core/index.js";
+import type { Core, EveryArgOf, Logger, OperationName } from "../core/index.js";
 import type { RelatedEdge as PbRelatedEdge } from "../gen/engram/v1/engram_pb.js";
 import {
   ArchiveMemoryResponseSchema,
@@ -52,6 +52,15 @@ import { requireSubject } from "./subject-context.js";
 const LANE = "connect" as const;
 
 /**
+ * Every core operation is an RPC of the same name, and every RPC an
+ * operation: adding one to the core or to the contract without the other
+ * fails to compile here.
+ */
+type Rpc = keyof ServiceImpl<typeof EngramService>;
+type Unmatched = Exclude<Rpc, OperationName> | Exclude<OperationName, Rpc>;
+export const RPCS_ARE_OPERATIONS: [Unmatched] extends [never] ? true : Unmatched = true;
+
+/**
  * The Connect lane: parse the proto, call the core, shape the response.
  * Nothing here validates or picks a default.
  */
@@ -94,7 +103,7 @@ export function engramServiceImpl(core: Core, log: Logger): ServiceImpl<typeof E
           include_archived: req.includeArchived,
           include_superseded: req.includeSuperseded,
           include_scheduled: req.includeScheduled,
-        },
+        } satisfies EveryArgOf<"listMemories">,
         LANE,
       );
       return create(ListMemoriesResponseSchema, {
@@ -122,7 +131,7 @@ export function engramServiceImpl(core: Core, log: Logger): ServiceImpl<typeof E
           include_archived: req.includeArchived,
           include_superseded: req.includeSuperseded,
           include_scheduled: req.includeScheduled,
-        },
+        } satisfies EveryArgOf<"searchMemories">,
         LANE,
       );
       return create(SearchMemoriesResponseSchema, {
@@ -133,7 +142,7 @@ export function engramServiceImpl(core: Core, log: Logger): ServiceImpl<typeof E
     }),
 
     getMemory: guard("GetMemory", async (req, ctx) => {
-      const m = await core.getMemory(requireSubject(ctx), { id: opt(req.id) });
+      const m = await core.getMemory(requireSubject(ctx), { id: opt(req.id) } satisfies EveryArgOf<"getMemory">);
       return getMemoryResponse(m, answersInBinary(ctx));
     }),
 
@@ -152,21 +161,21 @@ export function engramServiceImpl(core: Core, log: Logger): ServiceImpl<typeof E
           tags: req.tags,
           summary: req.summary,
           update_mask: req.updateMask?.paths ?? [],
-        },
+        } satisfies EveryArgOf<"updateMemory">,
         LANE,
       );
       return create(UpdateMemoryResponseSchema, { id: r.id, shortId: r.short_id });
     }),
 
     deleteMemory: guard("DeleteMemory", async (req, ctx) => {
-      await core.deleteMemory(requireSubject(ctx), { id: opt(req.id) });
+      await core.deleteMemory(requireSubject(ctx), { id: opt(req.id) } satisfies EveryArgOf<"deleteMemory">);
       return create(DeleteMemoryResponseSchema, {});
     }),
 
     setVisibility: guard("SetVisibility", async (req, ctx) => {
       const shared =
         req.visibility === Visibility.SHARED ? true : req.visibility === Visibility.PRIVATE ? false : undefined;
-      const r = await core.setVisibility(requireSubject(ctx), { id: opt(req.id), shared }, LANE);
+      const r = await core.setVisibility(requireSubject(ctx), { id: opt(req.id), shared } satisfies EveryArgOf<"setVisibility">, LANE);
       return create(SetVisibilityResponseSchema, { id: r.id, shortId: r.short_id });
     }),
 
@@ -175,7 +184,7 @@ export function engramServiceImpl(core: Core, log: Logger): ServiceImpl<typeof E
         ...storeArgs(req),
         not_before: rfc3339Of(ScheduleMemoryRequestSchema, "not_before", req.notBefore),
         not_after: rfc3339Of(ScheduleMemoryRequestSchema, "not_after", req.notAfter),
-      });
+      } satisfies EveryArgOf<"scheduleMemory">);
       return create(ScheduleMemoryResponseSchema, { id: r.id, shortId: r.short_id });
     }),
 
@@ -190,7 +199,7 @@ export function engramServiceImpl(core: Core, log: Logger): ServiceImpl<typeof E
           created_after: opt(req.createdAfter),
           created_before: opt(req.createdBefore),
           page_token: opt(req.pageToken),
-        },
+        } satisfies EveryArgOf<"listScheduled">,
         LANE,
       );
       return create(ListScheduledResponseSchema, {
@@ -209,21 +218,28 @@ export function engramServiceImpl(core: Core, log: Logger): ServiceImpl<typeof E
         tags: req.tags,
         summary: opt(req.summary),
         id: opt(req.id),
-      });
+      } satisfies EveryArgOf<"storeDiscovery">);
       return create(StoreDiscoveryResponseSchema, { id: r.id, shortId: r.short_id });
     }),
 
     searchDiscoveries: guard("SearchDiscoveries", async (req, ctx) => {
       const r = await core.searchDiscoveries(
         requireSubject(ctx),
-        { query: opt(req.query), scope: opt(req.scope), k: count(req.k), kind: opt(req.kind) },
+        {
+          query: opt(req.query),
+          scope: opt(req.scope),
+          k: count(req.k),
+          kind: opt(req.kind),
+          // Not a field of SearchDiscoveriesRequest: an empty scope spans every discovery scope.
+          cross_spine: undefined,
+        } satisfies EveryArgOf<"searchDiscoveries">,
         LANE,
       );
       return create(SearchDiscoveriesResponseSchema, { discoveries: r.discoveries.map(toPbMemory) });
     }),
 
     listRules: guard("ListRules", async (req, ctx) => {
-      const r = await core.listRules(requireSubject(ctx), { scopes: req.scopes, tags: req.tags, full: req.full });
+      const r = await core.listRules(requireSubject(ctx), { scopes: req.scopes, tags: req.tags, full: req.full } satisfies EveryArgOf<"listRules">);
       return create(ListRulesResponseSchema, {
         rules: r.rules.map(toPbMemory),
         advisory: r.advisory,
@@ -236,24 +252,24 @@ export function engramServiceImpl(core: Core, log: Logger): ServiceImpl<typeof E
         ...storeArgs(req),
         supersedes: req.supersedes,
         validate_only: req.validateOnly,
-      });
+      } satisfies EveryArgOf<"supersedeMemory">);
       return r.validated
         ? create(SupersedeMemoryResponseSchema, { validated: true, supersedes: r.supersedes, targets: r.targets.map(toPbMemory) })
         : create(SupersedeMemoryResponseSchema, { id: r.id, shortId: r.short_id });
     }),
 
     archiveMemory: guard("ArchiveMemory", async (req, ctx) => {
-      const rows = await core.archiveMemory(requireSubject(ctx), { ids: req.ids });
+      const rows = await core.archiveMemory(requireSubject(ctx), { ids: req.ids } satisfies EveryArgOf<"archiveMemory">);
       return create(ArchiveMemoryResponseSchema, { results: rows.map(toPbArchiveResult) });
     }),
 
     restoreMemory: guard("RestoreMemory", async (req, ctx) => {
-      const rows = await core.restoreMemory(requireSubject(ctx), { ids: req.ids });
+      const rows = await core.restoreMemory(requireSubject(ctx), { ids: req.ids } satisfies EveryArgOf<"restoreMemory">);
       return create(RestoreMemoryResponseSchema, { results: rows.map(toPbArchiveResult) });
     }),
 
     relatedMemories: guard("RelatedMemories", async (req, ctx) => {
-      const r = await core.relatedMemories(requireSubject(ctx), { id: opt(req.id), k: count(req.k), full: req.full });
+      const r = await core.relatedMemories(requireSubject(ctx), { id: opt(req.id), k: count(req.k), full: req.full } satisfies EveryArgOf<"relatedMemories">);
       return create(RelatedMemoriesResponseSchema, {
         anchor: toPbMemory(r.anchor),
         related: r.related.map((x) => create(RelatedMemorySchema, { memory: toPbMemory(x.memory), edges: x.edges.map(toPbEdge) })),
@@ -262,7 +278,7 @@ export function engramServiceImpl(core: Core, log: Logger): ServiceImpl<typeof E
     }),
 
     listTags: guard("ListTags", async (req, ctx) => {
-      const r = await core.listTags(requireSubject(ctx), { scope: opt(req.scope), limit: count(req.limit) });
+      const r = await core.listTags(requireSubject(ctx), { scope: opt(req.scope), limit: count(req.limit) } satisfies EveryArgOf<"listTags">);
       return create(ListTagsResponseSchema, {
         tags: r.tags.map((t) => create(TagCountSchema, { tag: t.tag, count: BigInt(t.count) })),
         more: r.more,
@@ -291,12 +307,12 @@ export function engramServiceImpl(core: Core, log: Logger): ServiceImpl<typeof E
         summary: opt(req.summary),
         tags: req.tags,
         id: opt(req.id),
-      });
+      } satisfies EveryArgOf<"storeRule">);
       return create(StoreRuleResponseSchema, { id: r.id, shortId: r.short_id });
     }),
 
     deleteAll: guard("DeleteAll", async (req, ctx) => {
-      const r = await core.deleteAll(requireSubject(ctx), { scope: opt(req.scope), dry_run: req.dryRun });
+      const r = await core.deleteAll(requireSubject(ctx), { scope: opt(req.scope), dry_run: req.dryRun } satisfies EveryArgOf<"deleteAll">);
       return create(DeleteAllResponseSchema, {
         deleted: BigInt(r.deleted),
         ...(r.would_delete !== undefined ? { wouldDelete: BigInt(r.would_delete) } : {}),

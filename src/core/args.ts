@@ -61,20 +61,6 @@ export type DeleteArgs = { id?: string };
 
 export type SetVisibilityArgs = { id?: string; shared?: boolean };
 
-/** Every string field of StoreArgs; the MCP schema is derived from these names. */
-export const STORE_STRING_FIELDS = [
-  "content",
-  "scope",
-  "source",
-  "category",
-  "repo",
-  "workspace",
-  "worktree",
-  "base_dir",
-  "summary",
-  "idempotency_key",
-] as const satisfies readonly (keyof StoreArgs)[];
-
 export type ScheduleArgs = StoreArgs & { not_before?: string; not_after?: string };
 
 export type ListScheduledArgs = {

@@ -1,6 +1,6 @@
 export { createCore } from "./core.js";
 export type { Core } from "./core.js";
-export type { ArgsOf, OperationName } from "./operations.js";
+export type { ArgsOf, EveryArgOf, OperationName } from "./operations.js";
 export type * from "./args.js";
 export type { CoreDeps, Logger, LogFields } from "./deps.js";
 export { silentLogger } from "./deps.js";

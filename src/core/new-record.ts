@@ -14,30 +14,39 @@ export function normalizeCitations(list: StoreArgs["citations"]): Citation[] {
   }));
 }
 
+/** Nothing left over: a write argument `newRecord` does not take apart fails to compile. */
+type NoneLeft<T> = { readonly [F in keyof T]-?: never };
+
 /** A fresh record from validated write arguments; actor and owner come from the subject only. */
 export function newRecord(a: StoreArgs, subject: Subject, now: Date, fields: Partial<MemoryRecord> = {}): MemoryRecord {
+  // Every write argument is named here, so a new one is placed in the record
+  // (or declared as not stored) before anything compiles. The idempotency key
+  // picks the record's id in write-record.ts; it is not a field of the record.
+  const { content, scope, repo, workspace, worktree, base_dir, source, category, tags, summary, citations, idempotency_key: _idempotencyKey, ...rest } = a;
+  const noneLeft: NoneLeft<typeof rest> = rest;
+  void noneLeft;
   return {
     id: randomUUID(),
     short_id: "",
-    content: a.content ?? "",
-    scope: a.scope ?? "",
-    repo: a.repo ?? "",
-    workspace: a.workspace ?? "",
-    worktree_path: a.worktree ?? "",
-    base_dir: a.base_dir ?? "",
-    source: a.source ?? "",
-    category: a.category ?? "",
-    tags: uniqueTags(a.tags) ?? [],
+    content: content ?? "",
+    scope: scope ?? "",
+    repo: repo ?? "",
+    workspace: workspace ?? "",
+    worktree_path: worktree ?? "",
+    base_dir: base_dir ?? "",
+    source: source ?? "",
+    category: category ?? "",
+    tags: uniqueTags(tags) ?? [],
     actor: subject.actor,
     owner: subject.owner,
     visibility: "",
     created_at: now.toISOString(),
-    summary: a.summary ?? "",
-    summary_source: a.summary ? "client" : "",
+    summary: summary ?? "",
+    summary_source: summary ? "client" : "",
     summary_model: "",
     access_count: 0,
     kind: "",
-    citations: normalizeCitations(a.citations),
+    citations: normalizeCitations(citations),
     supersedes: [],
     ...fields,
   };

@@ -153,6 +153,13 @@ type RowOf<N extends OperationName> = (typeof OPERATIONS)[N];
 /** The arguments an operation takes from a lane (never for an operation that takes none). */
 export type ArgsOf<N extends OperationName> = RowOf<N> extends { kinds: unknown } ? Parameters<RowOf<N>["run"]>[2] : never;
 
+/**
+ * Every argument of an operation, each named, `undefined` where the lane has
+ * no such field: a lane that builds its arguments as this type fails to
+ * compile when the core gains an argument the lane does not map.
+ */
+export type EveryArgOf<N extends OperationName> = { [F in keyof Required<ArgsOf<N>>]: Required<ArgsOf<N>>[F] | undefined };
+
 /** How a lane calls an operation once the core is built. */
 export type Bound<O> = O extends { form: "laned"; run: (deps: CoreDeps, s: Subject, a: infer A, lane: Lane) => Promise<infer R> }
   ? (s: Subject, a: A, lane: Lane) => Promise<R>

@@ -8,28 +8,7 @@
  */
 import { z } from "zod";
 import { DEFAULT_LIMITS, LANE_POLICY, SCHEDULE_STATES } from "../core/index.js";
-import type {
-  BatchArgs,
-  CitationArg,
-  DeleteAllArgs,
-  DeleteArgs,
-  GetArgs,
-  ListArgs,
-  ListRulesArgs,
-  ListScheduledArgs,
-  ListTagsArgs,
-  RecallFilterArgs,
-  RelatedArgs,
-  ScheduleArgs,
-  SearchArgs,
-  SearchDiscoveriesArgs,
-  SetVisibilityArgs,
-  StoreArgs,
-  StoreDiscoveryArgs,
-  StoreRuleArgs,
-  SupersedeArgs,
-  UpdateArgs,
-} from "../core/index.js";
+import type { ArgsOf, CitationArg, RecallFilterArgs } from "../core/index.js";
 import { RULES } from "../argerror/index.js";
 
 /**
@@ -74,7 +53,7 @@ export const storeShape = {
   summary: text("optional summary shown in recall results, one line"),
   citations,
   idempotency_key: text("optional retry key: the same key with the same content returns the original id"),
-} satisfies ShapeFor<StoreArgs>;
+} satisfies ShapeFor<ArgsOf<"storeMemory">>;
 
 /** The recall-gate relaxations are operator knobs of Connect and the CLI; agents always recall through the gate. */
 type GateKnobs = "include_archived" | "include_superseded" | "include_scheduled";
@@ -95,7 +74,7 @@ export const searchShape = {
   query: text(`what to recall, in natural language; at most ${DEFAULT_LIMITS.maxQueryBytes} bytes by default`),
   k: count(`how many hits (default ${MCP.searchK}, max ${MAX})`),
   ...recallFilters,
-} satisfies ShapeFor<SearchArgs, GateKnobs>;
+} satisfies ShapeFor<ArgsOf<"searchMemories">, GateKnobs>;
 
 /**
  * MCP lists always page by cursor, so offset paging and its switch are not
@@ -103,15 +82,15 @@ export const searchShape = {
  */
 export const listShape = {
   limit: count(`page size (default ${MCP.listLimitCursor}, max ${MAX})`),
-  cursor: cursor satisfies z.ZodType<ListArgs["page_token"] | undefined>,
+  cursor: cursor satisfies z.ZodType<ArgsOf<"listMemories">["page_token"] | undefined>,
   ...recallFilters,
-} satisfies ShapeFor<ListArgs, GateKnobs | "offset" | "cursor_mode" | "visibility" | "page_token"> & {
+} satisfies ShapeFor<ArgsOf<"listMemories">, GateKnobs | "offset" | "cursor_mode" | "visibility" | "page_token"> & {
   cursor: unknown;
 };
 
 const id = text("the memory's id or short_id");
 
-export const getShape = { id } satisfies ShapeFor<GetArgs>;
+export const getShape = { id } satisfies ShapeFor<ArgsOf<"getMemory">>;
 
 /** Connect's update_mask has no MCP counterpart: an omitted field is unchanged. */
 export const updateShape = {
@@ -120,20 +99,20 @@ export const updateShape = {
   shared: flag("true shares the memory with every authenticated caller, false makes it private; omit to keep"),
   tags: words("the new tag set; omit to keep, [] to clear"),
   summary: text('the new one-line summary; omit to keep, "" to clear'),
-} satisfies ShapeFor<UpdateArgs, "update_mask">;
+} satisfies ShapeFor<ArgsOf<"updateMemory">, "update_mask">;
 
-export const deleteShape = { id } satisfies ShapeFor<DeleteArgs>;
+export const deleteShape = { id } satisfies ShapeFor<ArgsOf<"deleteMemory">>;
 
 export const setVisibilityShape = {
   id,
   shared: flag("true shares the memory with every authenticated caller, false makes it private"),
-} satisfies ShapeFor<SetVisibilityArgs>;
+} satisfies ShapeFor<ArgsOf<"setVisibility">>;
 
 export const scheduleShape = {
   ...storeShape,
   not_before: text("RFC3339 instant before which the memory is not recalled"),
   not_after: text("RFC3339 instant from which the memory is no longer recalled; must be in the future"),
-} satisfies ShapeFor<ScheduleArgs>;
+} satisfies ShapeFor<ArgsOf<"scheduleMemory">>;
 
 export const listScheduledShape = {
   scope,
@@ -142,12 +121,12 @@ export const listScheduledShape = {
   limit: count(`page size (default ${MCP.listLimitCursor}, max ${MAX})`),
   created_after: recallFilters.created_after,
   created_before: recallFilters.created_before,
-  cursor: cursor satisfies z.ZodType<ListScheduledArgs["page_token"] | undefined>,
-} satisfies ShapeFor<ListScheduledArgs, "page_token"> & { cursor: unknown };
+  cursor: cursor satisfies z.ZodType<ArgsOf<"listScheduled">["page_token"] | undefined>,
+} satisfies ShapeFor<ArgsOf<"listScheduled">, "page_token"> & { cursor: unknown };
 
 export const deleteAllShape = {
   scope: text("the scope to clear of your own records"),
-} satisfies ShapeFor<DeleteAllArgs, "dry_run">;
+} satisfies ShapeFor<ArgsOf<"deleteAll">, "dry_run">;
 
 export const storeDiscoveryShape = {
   content: text("what was found, in full"),
@@ -157,7 +136,7 @@ export const storeDiscoveryShape = {
   tags: storeShape.tags,
   summary: storeShape.summary,
   id: text("replace this discovery in place instead of adding one"),
-} satisfies ShapeFor<StoreDiscoveryArgs>;
+} satisfies ShapeFor<ArgsOf<"storeDiscovery">>;
 
 export const searchDiscoveryShape = {
   query: text(`what to recall, in natural language; at most ${DEFAULT_LIMITS.maxQueryBytes} bytes by default`),
@@ -165,7 +144,7 @@ export const searchDiscoveryShape = {
   cross_spine: flag("span every discovery scope you may read; any scope given is ignored"),
   kind: text("only map or only fact discoveries"),
   k: count(`how many hits (default ${MCP.discoveryK}, max ${MAX})`),
-} satisfies ShapeFor<SearchDiscoveriesArgs>;
+} satisfies ShapeFor<ArgsOf<"searchDiscoveries">>;
 
 /**
  * The schema advertises at least one target (minItems 1) for clients that
@@ -180,7 +159,7 @@ export const supersedeShape = {
     .describe("ids or short ids of the memories this one replaces")
     .optional(),
   validate_only: flag("run every check and report what would be superseded, without writing"),
-} satisfies ShapeFor<SupersedeArgs>;
+} satisfies ShapeFor<ArgsOf<"supersedeMemory">>;
 
 export const storeRuleShape = {
   content: text("the rule, in full"),
@@ -188,25 +167,25 @@ export const storeRuleShape = {
   summary: text("one line naming the rule; it is the rule's index entry"),
   tags: storeShape.tags,
   id: text("replace this rule in place instead of adding one"),
-} satisfies ShapeFor<StoreRuleArgs>;
+} satisfies ShapeFor<ArgsOf<"storeRule">>;
 
 export const listRulesShape = {
   scopes: words("rule scopes to list; omit for every rule scope you may read"),
   tags: words("only rules carrying all of these tags"),
   full: flag("return full records instead of the compact rule view (default false)"),
-} satisfies ShapeFor<ListRulesArgs>;
+} satisfies ShapeFor<ArgsOf<"listRules">>;
 
 export const batchShape = {
   ids: words(`ids or short ids, 1 to ${MAX}`),
-} satisfies ShapeFor<BatchArgs>;
+} satisfies ShapeFor<ArgsOf<"archiveMemory" | "restoreMemory">>;
 
 export const relatedShape = {
   id,
   k: count(`how many nearest neighbours by meaning (default ${DEFAULT_LIMITS.relatedDefaultK}, max ${MAX})`),
   full: flag("return full records instead of the compact view (default false)"),
-} satisfies ShapeFor<RelatedArgs>;
+} satisfies ShapeFor<ArgsOf<"relatedMemories">>;
 
 export const listTagsShape = {
   scope: text("count tags in this scope only; omit for every scope you may read"),
   limit: count(`how many tags (default ${DEFAULT_LIMITS.listTagsDefaultLimit}, max ${MAX})`),
-} satisfies ShapeFor<ListTagsArgs>;
+} satisfies ShapeFor<ArgsOf<"listTags">>;

@@ -1,3 +1,5 @@
+import type { OperationName } from "../core/index.js";
+
 /**
  * The MCP tool surface: every tool name engram advertises, with its
  * behaviour hints. A hint is true only when it holds for every valid call
@@ -30,6 +32,40 @@ export const TOOL_TABLE = {
 } as const satisfies Record<string, { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean }>;
 
 export type ToolName = keyof typeof TOOL_TABLE;
+
+/** The core operation each tool calls (its handler in handlers.ts, its input shape in shapes.ts). */
+export const TOOL_OPERATION = {
+  store_memory: "storeMemory",
+  schedule_memory: "scheduleMemory",
+  search_memory: "searchMemories",
+  list_memory: "listMemories",
+  list_scheduled: "listScheduled",
+  get_memory: "getMemory",
+  update_memory: "updateMemory",
+  delete_memory: "deleteMemory",
+  delete_all: "deleteAll",
+  store_discovery: "storeDiscovery",
+  search_discovery: "searchDiscoveries",
+  set_visibility: "setVisibility",
+  supersede_memory: "supersedeMemory",
+  store_rule: "storeRule",
+  list_rules: "listRules",
+  archive_memory: "archiveMemory",
+  restore_memory: "restoreMemory",
+  related_memories: "relatedMemories",
+  list_tags: "listTags",
+} as const satisfies Record<ToolName, OperationName>;
+
+/**
+ * The operations no tool serves: the reference's 19 tools have none for the
+ * scope list or the store-wide schema report, which are read through
+ * Connect, the CLI and the console.
+ */
+export const NOT_TOOLS = ["listScopes", "migrateStatus"] as const satisfies readonly OperationName[];
+
+/** A new core operation fails to compile here until it has a tool or is named in NOT_TOOLS. */
+type Unserved = Exclude<OperationName, (typeof TOOL_OPERATION)[ToolName] | (typeof NOT_TOOLS)[number]>;
+export const EVERY_OPERATION_PLACED: [Unserved] extends [never] ? true : Unserved = true;
 
 /** Declaration order, which is also the order tools are registered and documented. */
 export const TOOL_NAMES = Object.keys(TOOL_TABLE) as ToolName[];
