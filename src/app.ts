@@ -1,6 +1,6 @@
 import { connectNodeHandler, maxRequestBytesFromEnv } from "./connect/index.js";
 import { createCore, limitsFromEnv, type Core, type CoreDeps, type Logger } from "./core/index.js";
-import { loadTokenAuth, type Authenticator } from "./auth/index.js";
+import { loadTokenAuth, stdioSubject, type Authenticator } from "./auth/index.js";
 import { checkEmbedderIdentity, embedderFromEnv, identityKey, type Embedder } from "./embed/index.js";
 import { allowedOriginsFromEnv, requestTimeoutFromEnv, startServer, type Handler, type RunningServer } from "./server.js";
 import { EmbeddedStore } from "./store/embedded-store.js";
@@ -82,6 +82,20 @@ export async function openEngram(opts: { env?: NodeJS.ProcessEnv; log?: Logger; 
   await ensureEmbedderIdentity(store, embedder);
   const deps: CoreDeps = { store, embedder, limits, now: () => new Date(), log };
   return { core: createCore(deps), deps, auth, close: () => store.close() };
+}
+
+/**
+ * `engram mcp`: the MCP tools over this process's stdin/stdout, acting as
+ * ENGRAM_MCP_OWNER (anonymous when unset), until stdin ends. The MCP modules
+ * load only here, so `engram serve` and the operator verbs never load the
+ * stdio transport.
+ */
+export async function serveMcpStdio(opts: { env?: NodeJS.ProcessEnv } = {}): Promise<void> {
+  const env = opts.env ?? process.env;
+  const engram = await openEngram({ env });
+  const { serveStdio } = await import("./mcp/stdio.js");
+  await serveStdio(engram, stdioSubject(env));
+  await engram.close();
 }
 
 export type ServeOptions = { env?: NodeJS.ProcessEnv; listenAddr?: string; log?: Logger; embedder?: Embedder; store?: Store };

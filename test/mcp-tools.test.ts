@@ -16,8 +16,8 @@ import {
   TOOL_TABLE,
   annotationsOf,
   handlerOf,
-  stdioSubject,
 } from "../src/mcp/index.js";
+import { stdioSubject } from "../src/auth/index.js";
 import pkg from "../package.json" with { type: "json" };
 import { inMemoryMcp, memory, tableAfter, texts, type InMemoryMcp } from "./fixtures/mcp-harness.js";
 

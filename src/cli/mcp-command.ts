@@ -16,16 +16,13 @@ export function registerMcpCommand(program: Command): void {
     .action(async () => {
       const { checkServerConfig } = await import("./server-config.js");
       await checkServerConfig(process.env);
-      const { openEngram, StartupError } = await import("../app.js");
-      const { serveStdio, stdioSubject } = await import("../mcp/index.js");
-      let engram: Awaited<ReturnType<typeof openEngram>>;
+      const { serveMcpStdio, StartupError } = await import("../app.js");
       try {
-        engram = await openEngram();
+        await serveMcpStdio();
       } catch (err) {
+        // A start refusal (the store, the embedder) is a usage error; once serving, a failure is not.
         if (err instanceof StartupError) throw usageError(err.message);
         throw err;
       }
-      await serveStdio(engram, stdioSubject(process.env));
-      await engram.close();
     });
 }

@@ -5,4 +5,4 @@ export type { ToolHandler, AnyToolHandler, ToolContext, ToolOutput } from "./han
 export type { ShapeFor } from "./shapes.js";
 export { createMcpServer, callTool, CONTRACT_VERSION, CONTRACT_CAPABILITY, SERVER_NAME, SERVER_VERSION } from "./mcp-server.js";
 export { mcpHttpHandler } from "./http-handler.js";
-export { serveStdio, stdioSubject, MCP_OWNER_ENV } from "./stdio.js";
+export { serveStdio } from "./stdio.js";

@@ -1,20 +1,8 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { ANONYMOUS, ownerSubject, type Core, type Subject } from "../core/index.js";
+import type { Core, Subject } from "../core/index.js";
 import { accessLog } from "../observe/index.js";
 import type { AnyToolHandler } from "./handlers.js";
 import { createMcpServer } from "./mcp-server.js";
-
-export const MCP_OWNER_ENV = "ENGRAM_MCP_OWNER";
-
-/**
- * Who a local stdio session acts as. There is no bearer token on a pipe: the
- * operator who starts `engram mcp` names the owner, or the session is
- * anonymous (owner "").
- */
-export function stdioSubject(env: NodeJS.ProcessEnv = process.env): Subject {
-  const owner = env[MCP_OWNER_ENV];
-  return owner === undefined || owner === "" ? ANONYMOUS : ownerSubject(owner);
-}
 
 /**
  * Serves MCP over this process's stdin/stdout until stdin ends. stdout
