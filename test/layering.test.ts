@@ -11,6 +11,7 @@ import {
   BACKEND_DRIVERS,
   LANES,
   MAY_IMPORT,
+  OPERATOR_DEBT,
   ROOT,
   SRC,
   WIRE_PACKAGES,
@@ -38,15 +39,6 @@ function offenders(files: readonly string[], bad: (spec: string, file: string) =
 
 const packagesOnly = (spec: string) => !spec.startsWith(".");
 
-/**
- * Operator files that still load a backend driver themselves, each with why;
- * docs/architecture.md names them too. Moving one behind its backend's
- * operator port removes it here (the test above fails until it is removed).
- */
-const OPERATOR_DEBT = new Map<string, string>([
-  ["src/operator/backup.ts", "opens the finished copy with better-sqlite3 to count and check it; the embedded backend has no operator port for that yet"],
-  ["src/operator/reindex-qdrant.ts", "holds a QdrantClient (type only) from the Qdrant operator port's connection"],
-]);
 
 describe("the intended picture", () => {
   it("has one entry per top-level folder and file of src/, and none that is gone", () => {
