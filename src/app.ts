@@ -3,8 +3,7 @@ import { createCore, limitsFromEnv, type Core, type CoreDeps, type Logger } from
 import { loadTokenAuth, stdioSubject, type Authenticator } from "./auth/index.js";
 import { checkEmbedderIdentity, embedderFromEnv, identityKey, type Embedder } from "./embed/index.js";
 import { allowedOriginsFromEnv, requestTimeoutFromEnv, startServer, type Handler, type RunningServer } from "./server.js";
-import { EmbeddedStore } from "./store/embedded-store.js";
-import { StoreOpenError } from "./store/embedded/open-refusal.js";
+import { EmbeddedStore, StoreOpenError } from "./store/embedded/index.js";
 import { QdrantSetupError, QdrantStore } from "./store/qdrant/index.js";
 import type { Store } from "./store/store.js";
 import { META_EMBEDDER_IDENTITY } from "./store/meta-keys.js";

@@ -5,7 +5,7 @@ import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { ANONYMOUS, createCore, DEFAULT_LIMITS, silentLogger } from "../src/core/index.js";
 import { FakeEmbedder } from "../src/embed/index.js";
 import { AccessCoalescer, type AccessEntry } from "../src/store/embedded/access-coalescer.js";
-import { EmbeddedStore } from "../src/store/embedded-store.js";
+import { EmbeddedStore } from "../src/store/embedded/embedded-store.js";
 import { syntheticRecord } from "./helpers/synthetic-record.js";
 
 const DIM = 8;

@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXIT, EXIT_TABLE, isServerText, ruleError } from "../src/argerror/index.js";
-import { EmbeddedStore } from "../src/store/embedded-store.js";
+import { EmbeddedStore } from "../src/store/embedded/embedded-store.js";
 import { CURRENT_SCHEMA_VERSION } from "../src/store/schema-version.js";
 import { startTestServer, type TestServer } from "./helpers/engram-server.js";
 import { childStoreEnv, ON_QDRANT_FAKE } from "./helpers/test-store.js";

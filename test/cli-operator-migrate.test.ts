@@ -14,7 +14,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { EXIT } from "../src/argerror/index.js";
 import { revertText } from "../src/cli/operator-migrate.js";
 import type { MemoryRecord } from "../src/core/index.js";
-import { EmbeddedStore, SWEEP_WORKER_FROM } from "../src/store/embedded-store.js";
+import { EmbeddedStore, SWEEP_WORKER_FROM } from "../src/store/embedded/embedded-store.js";
 import type { MigrateReport, RevertReport } from "../src/store/migrations/index.js";
 import { CURRENT_SCHEMA_VERSION } from "../src/store/schema-version.js";
 import { syntheticRecord } from "./helpers/synthetic-record.js";

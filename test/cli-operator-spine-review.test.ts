@@ -15,7 +15,7 @@ import { EXIT, ruleError } from "../src/argerror/index.js";
 import type { FlipDocument } from "../src/cli/operator-spine-review.js";
 import type { MemoryRecord } from "../src/core/index.js";
 import type { ScanReport, VerifyReport } from "../src/operator/index.js";
-import { EmbeddedStore } from "../src/store/embedded-store.js";
+import { EmbeddedStore } from "../src/store/embedded/embedded-store.js";
 import { CURRENT_SCHEMA_VERSION } from "../src/store/schema-version.js";
 import { childStoreEnv, embeddedOnly, ON_QDRANT_FAKE, qdrantRequestsFor } from "./helpers/test-store.js";
 

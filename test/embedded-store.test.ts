@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ANONYMOUS, type MemoryRecord } from "../src/core/index.js";
-import { EmbeddedStore } from "../src/store/embedded-store.js";
+import { EmbeddedStore } from "../src/store/embedded/embedded-store.js";
 import { GATE_ON } from "../src/store/store.js";
 
 const DIM = 16;

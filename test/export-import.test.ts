@@ -14,7 +14,7 @@ import { EXIT } from "../src/argerror/index.js";
 import { FakeEmbedder, identityKey } from "../src/embed/index.js";
 import { LOCAL_IDENTITY } from "../src/embed/local-embedder.js";
 import { exportRecords, importRecords, ImportStopped, headerLine, recordLine } from "../src/operator/index.js";
-import { EmbeddedStore } from "../src/store/embedded-store.js";
+import { EmbeddedStore } from "../src/store/embedded/embedded-store.js";
 import { META_EMBEDDER_IDENTITY } from "../src/store/meta-keys.js";
 import type { MemoryRecord } from "../src/model/record.js";
 import { snapshot, type TestServer } from "./helpers/engram-server.js";

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ANONYMOUS, type Citation, type MemoryRecord } from "../src/core/index.js";
-import { EmbeddedStore } from "../src/store/embedded-store.js";
+import { EmbeddedStore } from "../src/store/embedded/embedded-store.js";
 import {
   DEFAULT_BATCH_BYTES,
   LATEST_VERSION,

@@ -7,7 +7,7 @@ import { ResponseTooLargeError } from "../src/argerror/index.js";
 import { createCore, DEFAULT_LIMITS, silentLogger } from "../src/core/index.js";
 import { FakeEmbedder } from "../src/embed/fake-embedder.js";
 import { ownerSubject } from "../src/model/subject.js";
-import { EmbeddedStore } from "../src/store/embedded-store.js";
+import { EmbeddedStore } from "../src/store/embedded/embedded-store.js";
 import { QdrantStore, physicalCollectionName, DEFAULT_QDRANT_COLLECTION } from "../src/store/qdrant/index.js";
 import { QdrantUnavailableError, STORE_DEADLINE_TEXT } from "../src/store/qdrant/qdrant-fault.js";
 import { landedIn, trailOver } from "../src/store/qdrant/revision-trail.js";

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCore, DEFAULT_LIMITS, silentLogger, type Core } from "../src/core/index.js";
 import { FakeEmbedder } from "../src/embed/fake-embedder.js";
 import { ANONYMOUS } from "../src/model/subject.js";
-import { EmbeddedStore } from "../src/store/embedded-store.js";
+import { EmbeddedStore } from "../src/store/embedded/embedded-store.js";
 import { QdrantStore } from "../src/store/qdrant/index.js";
 import type { Store } from "../src/store/store.js";
 import { startQdrantFake, type QdrantFake } from "./qdrant-fake/index.js";

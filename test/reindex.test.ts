@@ -6,7 +6,7 @@ import { ensureEmbedderIdentity, StartupError } from "../src/app.js";
 import { createCore, DEFAULT_LIMITS, ANONYMOUS, silentLogger } from "../src/core/index.js";
 import { FakeEmbedder } from "../src/embed/index.js";
 import { reindex } from "../src/operator/index.js";
-import { EmbeddedStore } from "../src/store/embedded-store.js";
+import { EmbeddedStore } from "../src/store/embedded/embedded-store.js";
 
 describe("changing embedders", () => {
   it("a start against data from another embedder is refused with a message naming engram reindex, and reindex fixes it", async () => {

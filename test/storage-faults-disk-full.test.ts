@@ -15,7 +15,7 @@ import { EXIT, unavailableText } from "../src/argerror/index.js";
 import { serve } from "../src/app.js";
 import { FakeEmbedder } from "../src/embed/index.js";
 import { EngramService } from "../src/gen/engram/v1/engram_pb.js";
-import { EmbeddedStore } from "../src/store/embedded-store.js";
+import { EmbeddedStore } from "../src/store/embedded/embedded-store.js";
 import { captureLog } from "./helpers/capture-log.js";
 import { runEngram } from "./helpers/run-engram.js";
 import { fillDisk, mountSmallFs, type SmallFs } from "./helpers/small-fs.js";

@@ -10,7 +10,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { EmbeddedStore } from "../src/store/embedded-store.js";
+import { EmbeddedStore } from "../src/store/embedded/embedded-store.js";
 import { fillDisk, mountSmallFs, type SmallFs } from "./helpers/small-fs.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));

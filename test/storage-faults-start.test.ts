@@ -19,7 +19,7 @@ import { noStoreLine } from "../src/cli/operator-store.js";
 import { serve, StartupError } from "../src/app.js";
 import { FakeEmbedder } from "../src/embed/index.js";
 import { EngramService } from "../src/gen/engram/v1/engram_pb.js";
-import { EmbeddedStore } from "../src/store/embedded-store.js";
+import { EmbeddedStore } from "../src/store/embedded/embedded-store.js";
 import { HAS_RECORDS_MARKER } from "../src/store/embedded/open-refusal.js";
 import { GATE_ON } from "../src/store/store.js";
 import { ANONYMOUS } from "../src/core/index.js";

@@ -5,7 +5,7 @@ import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { ANONYMOUS } from "../src/core/index.js";
 import { encodeRecord } from "../src/store/codec.js";
-import { EmbeddedStore } from "../src/store/embedded-store.js";
+import { EmbeddedStore } from "../src/store/embedded/embedded-store.js";
 import { GATE_ON } from "../src/store/store.js";
 import { captureLog } from "./helpers/capture-log.js";
 import { syntheticRecord } from "./helpers/synthetic-record.js";

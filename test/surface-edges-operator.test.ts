@@ -15,7 +15,7 @@ import { EXIT } from "../src/argerror/index.js";
 import { BACKUP_ON_QDRANT } from "../src/cli/operator-data.js";
 import type { MemoryRecord } from "../src/model/record.js";
 import type { ScanReport } from "../src/operator/index.js";
-import { EmbeddedStore } from "../src/store/embedded-store.js";
+import { EmbeddedStore } from "../src/store/embedded/embedded-store.js";
 import { META_EMBEDDER_IDENTITY } from "../src/store/meta-keys.js";
 import { QdrantStore } from "../src/store/qdrant/index.js";
 import { CURRENT_SCHEMA_VERSION } from "../src/store/schema-version.js";

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { MemoryRecord } from "../src/core/index.js";
-import { EmbeddedStore } from "../src/store/embedded-store.js";
+import { EmbeddedStore } from "../src/store/embedded/embedded-store.js";
 import { migrate, revert, RevertRefusedError } from "../src/store/migrations/index.js";
 import { SweepHelper } from "../src/store/embedded/sweep-helper.js";
 import { syntheticRecord } from "./helpers/synthetic-record.js";

@@ -8,7 +8,7 @@ import { serve } from "../src/app.js";
 import { ANONYMOUS, type MemoryRecord } from "../src/core/index.js";
 import { FakeEmbedder } from "../src/embed/index.js";
 import { EngramService } from "../src/gen/engram/v1/engram_pb.js";
-import { EmbeddedStore } from "../src/store/embedded-store.js";
+import { EmbeddedStore } from "../src/store/embedded/embedded-store.js";
 import { GATE_ON } from "../src/store/store.js";
 import { captureLog } from "./helpers/capture-log.js";
 

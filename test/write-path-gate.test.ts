@@ -45,8 +45,8 @@ describe("no write path bypasses the record codec", () => {
     const files = sources(join(ROOT, "src")).map((f) => ({ file: relative(ROOT, f), text: readFileSync(f, "utf8") }));
     const writes = findWrites(files);
     expect(writes.length).toBeGreaterThan(0);
-    expect([...new Set(writes.map((w) => `${w.file}#${w.fn}`))]).toEqual(["src/store/embedded-store.ts#writeRecord"]);
-    const store = files.find((f) => f.file === "src/store/embedded-store.ts")!.text;
+    expect([...new Set(writes.map((w) => `${w.file}#${w.fn}`))]).toEqual(["src/store/embedded/embedded-store.ts#writeRecord"]);
+    const store = files.find((f) => f.file === "src/store/embedded/embedded-store.ts")!.text;
     const body = store.slice(store.indexOf("  writeRecord("), store.indexOf("  /** Runs fn in one SQLite transaction"));
     expect(body).toMatch(/encodeRecord\(record[,)]/);
     // And the codec is the only place that sets schema_version on a payload.

@@ -7,7 +7,7 @@
 import { ANONYMOUS, createCore, DEFAULT_LIMITS, silentLogger } from "../../src/core/index.js";
 import { FakeEmbedder } from "../../src/embed/index.js";
 import { serveStdio } from "../../src/mcp/index.js";
-import { EmbeddedStore } from "../../src/store/embedded-store.js";
+import { EmbeddedStore } from "../../src/store/embedded/embedded-store.js";
 import { NOOP_TOOL } from "./noop-tool.js";
 
 const dim = Number(process.env.ENGRAM_BENCH_DIM);

@@ -28,7 +28,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { build } from "esbuild";
 import { bundleOptions } from "../../scripts/build.mjs";
-import { EmbeddedStore } from "../../src/store/embedded-store.js";
+import { EmbeddedStore } from "../../src/store/embedded/embedded-store.js";
 import type { MigrateReport, RevertReport } from "../../src/store/migrations/index.js";
 import { CURRENT_SCHEMA_VERSION } from "../../src/store/schema-version.js";
 import { syntheticRecord } from "../../test/helpers/synthetic-record.js";

@@ -47,7 +47,7 @@ import { EngramService } from "../../src/gen/engram/v1/engram_pb.js";
 import { createMcpServer, mcpHttpHandler } from "../../src/mcp/index.js";
 import { accessLog, createMetrics } from "../../src/observe/index.js";
 import { startServer, type Handler } from "../../src/server.js";
-import { EmbeddedStore } from "../../src/store/embedded-store.js";
+import { EmbeddedStore } from "../../src/store/embedded/embedded-store.js";
 import { syntheticRecord } from "../../test/helpers/synthetic-record.js";
 import type { BenchRow, BenchSection } from "../bench-row.js";
 import { NOOP_TOOL } from "./noop-tool.js";

@@ -20,7 +20,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { ANONYMOUS, createCore, DEFAULT_LIMITS, silentLogger, type MemoryRecord } from "../../src/core/index.js";
 import { sharedLocalEmbedder, type Embedder } from "../../src/embed/index.js";
-import { EmbeddedStore } from "../../src/store/embedded-store.js";
+import { EmbeddedStore } from "../../src/store/embedded/embedded-store.js";
 import { clustered, mulberry32 } from "../../test/helpers/synthetic-vectors.js";
 import type { BenchRow, BenchSection } from "../bench-row.js";
 

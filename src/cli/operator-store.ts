@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { CoreDeps } from "../core/deps.js";
 import type { Embedder } from "../embed/embedder.js";
-import type { EmbeddedStore } from "../store/embedded-store.js";
+import type { EmbeddedStore } from "../store/embedded/index.js";
 import type { Code } from "@connectrpc/connect";
 import type { MigrationStore } from "../store/migrations/migration-store.js";
 import type { Store } from "../store/store.js";
@@ -106,7 +106,7 @@ async function openOperatorStore(env: NodeJS.ProcessEnv, mode: CheckMode = {}): 
   const [{ openStore }, { embedderFromEnv }, { EmbeddedStore }, { limitsFromEnv, silentLogger }] = await Promise.all([
     import("../app.js"),
     import("../embed/index.js"),
-    import("../store/embedded-store.js"),
+    import("../store/embedded/index.js"),
     import("../core/index.js"),
   ]);
   let embedder: ReturnType<typeof embedderFromEnv>;

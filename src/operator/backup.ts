@@ -1,6 +1,6 @@
 import { existsSync, statSync } from "node:fs";
 import Database from "better-sqlite3";
-import type { EmbeddedStore } from "../store/embedded-store.js";
+import type { EmbeddedStore } from "../store/embedded/index.js";
 
 export type BackupReport = {
   file: string;

@@ -2,7 +2,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { MemoryRecord } from "../model/record.js";
 import { embeddingText, identityKey, type Embedder } from "../embed/index.js";
-import type { EmbeddedStore } from "../store/embedded-store.js";
+import type { EmbeddedStore } from "../store/embedded/index.js";
 import { META_EMBEDDER_IDENTITY, META_VECTOR_SNAPSHOT_SEQ } from "../store/meta-keys.js";
 
 export type ReindexReport = {

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createCore, DEFAULT_LIMITS, type Limits } from "../../src/core/index.js";
 import { FakeEmbedder } from "../../src/embed/index.js";
-import { EmbeddedStore } from "../../src/store/embedded-store.js";
+import { EmbeddedStore } from "../../src/store/embedded/embedded-store.js";
 import { captureLog } from "./capture-log.js";
 
 /** A core over a fresh embedded store, with a clock the test can move. */

@@ -1,6 +1,6 @@
 import { openServingStore } from "../../src/app.js";
 import type { Logger } from "../../src/core/index.js";
-import { EmbeddedStore } from "../../src/store/embedded-store.js";
+import { EmbeddedStore } from "../../src/store/embedded/embedded-store.js";
 import { QdrantStore } from "../../src/store/qdrant/index.js";
 import type { Store } from "../../src/store/store.js";
 import { startQdrantFake, type QdrantFake, type SchemaViolation } from "../qdrant-fake/index.js";

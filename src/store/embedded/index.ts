@@ -1,0 +1,3 @@
+/** The embedded backend (the default): one SQLite file under the data directory, with an in-process vector index. */
+export { EmbeddedStore, SWEEP_WORKER_FROM, type EmbeddedStoreOptions } from "./embedded-store.js";
+export { StoreOpenError } from "./open-refusal.js";
