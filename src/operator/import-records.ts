@@ -3,6 +3,8 @@ import { checkEmbedderIdentity } from "../embed/identity-check.js";
 import type { Store } from "../store/store.js";
 import { META_EMBEDDER_IDENTITY } from "../store/meta-keys.js";
 import type { ImportRow } from "../store/store.js";
+import { errorName } from "../store/store-fault.js";
+import { toFloat32 } from "../store/vector-bytes.js";
 import { LineError, parseHeader, parseRecordLine, type ExportedRecord } from "./export-format.js";
 
 export type ImportReport = {
@@ -108,14 +110,4 @@ export async function importRecords(
 function claimIdentity(stored: string | undefined, embedder: Embedder): void {
   const check = checkEmbedderIdentity(stored, embedder.identity);
   if (!check.ok) throw new ImportRefused(check.message);
-}
-
-function errorName(err: unknown): string {
-  return err instanceof Error ? ((err as NodeJS.ErrnoException).code ?? err.name) : "unknown";
-}
-
-function toFloat32(buf: Buffer): Float32Array {
-  const out = new Float32Array(buf.byteLength / 4);
-  new Uint8Array(out.buffer).set(buf);
-  return out;
 }

@@ -27,6 +27,11 @@ export function faultCause(err: unknown): string | undefined {
   return typeof code === "string" ? code : undefined;
 }
 
+/** A fault's class name only (its code, else the error's name): a log line names what failed, never a path or a value. */
+export function errorName(err: unknown): string {
+  return err instanceof Error ? ((err as NodeJS.ErrnoException).code ?? err.name) : "unknown";
+}
+
 /** Classifies a thrown storage error; undefined when it is not a fault of the files (a bug, a rejection). */
 export function storeFaultOf(err: unknown, access: StoreAccess): StoreFault | undefined {
   if (err instanceof StoreFaultError) return err.fault;

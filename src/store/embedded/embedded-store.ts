@@ -15,9 +15,10 @@ import { CHANGE_LOG_HEAD_SQL, MIRRORED_COLUMNS, SCHEMA_SQL } from "./sqlite-sche
 import { upgradeLayout, upgradeUpdateTriggers } from "./sqlite-layout.js";
 import type { ImportRow, ListPage, RecordQuery, ResolveResult, SchemaHistogram, Store, StorePart } from "../store.js";
 import { isUuid } from "../uuid.js";
+import { toFloat32 } from "../vector-bytes.js";
 import { META_DATABASE_ID, META_WRITE_PROBE } from "../meta-keys.js";
 import { RecordExistsError, RevisionConflictError, TargetsGoneError, TargetsSupersededError } from "../store-errors.js";
-import { faultCause, guardStoreFaults, storeFaultOf } from "../store-fault.js";
+import { errorName, faultCause, guardStoreFaults, storeFaultOf } from "../store-fault.js";
 import { quickCheckInWorker } from "./integrity-check.js";
 import { WriteHealth } from "./write-health.js";
 import { damagedRefusal, markHasRecords, openRefusal, prepareDataDir, refuseEmptyWithRecords, type StoreOpenError } from "./open-refusal.js";
@@ -1749,18 +1750,6 @@ function checkFailed(r: StoreOpenError): string {
 /** The best `k` of two hit lists, best first, equal scores by ascending key (as the index orders them). */
 function mergeHits(a: readonly VectorHit[], b: readonly VectorHit[], k: number): VectorHit[] {
   return [...a, ...b].sort((x, y) => y.score - x.score || x.key - y.key).slice(0, k);
-}
-
-/** A fault's class name only: a log line names what failed, never a path or a value. */
-function errorName(err: unknown): string {
-  return err instanceof Error ? ((err as NodeJS.ErrnoException).code ?? err.name) : "unknown";
-}
-
-function toFloat32(buf: Buffer): Float32Array {
-  // Copy: the Buffer may share a pooled ArrayBuffer at an unaligned offset.
-  const out = new Float32Array(buf.byteLength / 4);
-  new Uint8Array(out.buffer).set(buf);
-  return out;
 }
 
 function dot(a: Float32Array, b: Float32Array): number {
