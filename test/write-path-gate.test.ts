@@ -5,7 +5,8 @@ import { describe, expect, it } from "vitest";
 /**
  * Every record write stamps schema_version through the codec. This gate
  * reads the source: a statement writing the records table may appear only
- * inside EmbeddedStore.writeRecord, which always calls encodeRecord.
+ * inside RecordWrites.writeRecord (the embedded store's record writer),
+ * which always calls encodeRecord.
  */
 const ROOT = new URL("..", import.meta.url).pathname;
 const WRITE = /\b(INSERT\s+(OR\s+\w+\s+)?INTO|UPDATE|REPLACE\s+INTO)\s+records\b(?!_)/gi;
@@ -41,12 +42,12 @@ describe("no write path bypasses the record codec", () => {
     expect(findWrites([{ file: "f.ts", text: "const t = 'records_fts'; INSERT INTO records_fts" }])).toEqual([]);
   });
 
-  it("only EmbeddedStore.writeRecord writes the records table, and it encodes through the codec", () => {
+  it("only RecordWrites.writeRecord writes the records table, and it encodes through the codec", () => {
     const files = sources(join(ROOT, "src")).map((f) => ({ file: relative(ROOT, f), text: readFileSync(f, "utf8") }));
     const writes = findWrites(files);
     expect(writes.length).toBeGreaterThan(0);
-    expect([...new Set(writes.map((w) => `${w.file}#${w.fn}`))]).toEqual(["src/store/embedded/embedded-store.ts#writeRecord"]);
-    const store = files.find((f) => f.file === "src/store/embedded/embedded-store.ts")!.text;
+    expect([...new Set(writes.map((w) => `${w.file}#${w.fn}`))]).toEqual(["src/store/embedded/record-writes.ts#writeRecord"]);
+    const store = files.find((f) => f.file === "src/store/embedded/record-writes.ts")!.text;
     const body = store.slice(store.indexOf("  writeRecord("), store.indexOf("  /** Runs fn in one SQLite transaction"));
     expect(body).toMatch(/encodeRecord\(record[,)]/);
     // And the codec is the only place that sets schema_version on a payload.

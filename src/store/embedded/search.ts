@@ -1,0 +1,180 @@
+import type { ScoredRecord } from "../../model/record.js";
+import { distinctTerms } from "../../model/lexical-terms.js";
+import { decodeRecord } from "../codec.js";
+import { matches } from "../record-filter.js";
+import type { RecordQuery } from "../store.js";
+import { clampCosine, termWeight } from "../term-weight.js";
+import { toFloat32 } from "../vector-bytes.js";
+import { TopK } from "./exact-scan.js";
+import { IN_LIST_MAX, type StoreHandle } from "./handle.js";
+import type { Mirror } from "./mirror.js";
+import type { VectorFilter, VectorHit } from "./vector-index.js";
+import type { VectorKeeper } from "./vector-keeper.js";
+
+/**
+ * The Store's search: candidates for the core to rank, from the vector
+ * index (records it has not caught up with scored straight from SQLite)
+ * and from the term index (the records holding the query's rarest terms),
+ * each with its cosine to the query; and the weights of the query's terms
+ * over the whole store.
+ */
+export class Search {
+  constructor(
+    private readonly h: StoreHandle,
+    private readonly m: Mirror,
+    private readonly keeper: VectorKeeper,
+    /** Starts the term-index build when it is not complete and no warm-up runs (a process that never warms up: engram mcp). */
+    private readonly warmTerms: () => void,
+  ) {}
+
+  search(query: RecordQuery, vector: Float32Array, text: string, candidates: number): ScoredRecord[] {
+    this.m.sync();
+    this.warmTerms();
+    const scored = new Map<number, number>();
+    if (query.onlyGated && this.m.gatedRids.size === 0) return [];
+    const pool = query.onlyGated ? this.m.gatedRids : query.scope !== undefined ? (this.m.ridsByScope.get(query.scope) ?? new Set<number>()) : undefined;
+    const index = this.keeper.vectors();
+    const pending = this.m.pending;
+    const admits = (rid: number): boolean => {
+      const a = this.m.attrs.get(rid);
+      return !!a && (pool === undefined || pool.has(rid)) && matches(a, query);
+    };
+    // A known pool (one scope, the gated records) goes over as the candidate
+    // list, so the index never asks the filter about records outside it;
+    // the filter itself is then consulted only for the rows the index looks at.
+    const group = this.m.groupsCurrent && !query.onlyGated ? query.scope : undefined;
+    const filter: VectorFilter =
+      pool !== undefined
+        ? { candidates: pool, group, allow: pending.size === 0 ? (rid) => matches(this.m.attrs.get(rid)!, query) : (rid) => !pending.has(rid) && admits(rid) }
+        : { allow: pending.size === 0 ? admits : (rid: number) => !pending.has(rid) && admits(rid) };
+    let hits = index.search(vector, candidates, filter);
+    // Mid catch-up: what the index may hold stale is scored from SQLite.
+    if (pending.size > 0) hits = mergeHits(hits, this.scorePending([...pending].filter(admits), vector), candidates);
+    for (const hit of hits) scored.set(hit.key, hit.score);
+
+    const lexical = this.termCandidates(text, candidates, pool, (rid) => {
+      const a = this.m.attrs.get(rid);
+      return !!a && matches(a, query);
+    });
+    if (lexical.length > 0) {
+      const missing = lexical.filter((rid) => !scored.has(rid));
+      // Scored from the index like every vector hit; only what it may hold stale is read from SQLite.
+      const stale = missing.filter((rid) => pending.has(rid));
+      for (const hit of index.scoreKeys(vector, stale.length === 0 ? missing : missing.filter((rid) => !pending.has(rid)))) scored.set(hit.key, hit.score);
+      for (const hit of this.scorePending(stale, vector)) scored.set(hit.key, hit.score);
+    }
+    const rids = [...scored.keys()];
+    const rows = rids.length === 0 ? [] : (this.h.stmt(`SELECT rid, payload FROM records WHERE rid IN (${rids.map(() => "?").join(",")})`).all(...rids) as { rid: number; payload: string }[]);
+    return rows
+      .map((r) => ({ record: decodeRecord(r.payload), score: clampCosine(scored.get(r.rid)!) }))
+      .sort((x, y) => y.score - x.score || (x.record.id < y.record.id ? -1 : 1));
+  }
+
+  termWeights(terms: readonly string[]): Map<string, number> {
+    this.m.sync();
+    const total = Math.max(1, this.m.attrs.size);
+    const weights = new Map<string, number>();
+    for (const [t, n] of this.documentFrequencies(terms)) if (n > 0) weights.set(t, termWeight(total, n));
+    return weights;
+  }
+
+  /**
+   * Records holding any of the query's selective terms, best first: by the
+   * summed weight (term-weight.ts) of the terms each holds, then by rid,
+   * which is how Qdrant ranks a sparse vector of ones under its `idf`
+   * modifier. Each term's posting list is read whole (short by
+   * construction, the terms being rare). Returns at most `want` records,
+   * all in `pool` (when given) and admitted by `admit`.
+   */
+  private termCandidates(text: string, want: number, pool: ReadonlySet<number> | undefined, admit: (rid: number) => boolean): number[] {
+    const words = this.selectiveTerms(distinctTerms(text));
+    if (words.length === 0) return [];
+    const total = Math.max(1, this.m.attrs.size);
+    const postings = this.h.stmt("SELECT rowid FROM records_terms WHERE records_terms MATCH ?").pluck();
+    const weight = new Map<number, number>();
+    for (const { t, n } of words) {
+      const idf = termWeight(total, n);
+      for (const rid of postings.all(`"${t}"`) as number[]) if (pool === undefined || pool.has(rid)) weight.set(rid, (weight.get(rid) ?? 0) + idf);
+    }
+    // Highest weight first, ties by rid: the filter is asked only about rows that could still make the cut.
+    const top = new TopK(want);
+    for (const [rid, w] of weight) if (top.wouldTake(rid, w) && admit(rid)) top.offer(rid, w);
+    return top.drain().map((h) => h.key);
+  }
+
+  /**
+   * Query words worth a lexical lookup: ranking every document that holds a
+   * common word costs more than it tells (and the vector side finds those
+   * anyway), so only words in at most 1% of documents (at least 1,000) are
+   * kept, rarest first, at most eight. Document frequencies are cached; they
+   * only steer a heuristic, so the cache is dropped every few thousand writes.
+   */
+  private selectiveTerms(tokens: string[]): { t: string; n: number }[] {
+    if (tokens.length === 0) return [];
+    const ceiling = Math.max(1000, Math.floor(this.m.attrs.size * 0.01));
+    const df = this.documentFrequencies(tokens);
+    return tokens
+      .map((t) => ({ t, n: df.get(t) ?? 0 }))
+      .filter((x) => x.n > 0 && x.n <= ceiling)
+      .sort((x, y) => x.n - y.n)
+      .slice(0, 8);
+  }
+
+  /**
+   * How many records hold each term, read from the vocabulary in one query.
+   * Cached: the counts steer candidate selection and weigh terms, where a
+   * count a few thousand writes old ranks the same, so the cache is dropped
+   * every few thousand writes. A term no record holds is never cached: the
+   * next write may bring it, and a search for it must find that record.
+   */
+  private documentFrequencies(terms: readonly string[]): Map<string, number> {
+    if (this.dfCache.size > 50_000 || this.m.lastSeq - this.dfCacheSeq > 5_000) {
+      this.dfCache.clear();
+      this.dfCacheSeq = this.m.lastSeq;
+    }
+    const out = new Map<string, number>();
+    const missing: string[] = [];
+    for (const t of new Set(terms)) {
+      const n = this.dfCache.get(t);
+      if (n === undefined) missing.push(t);
+      else out.set(t, n);
+    }
+    for (let i = 0; i < missing.length; i += IN_LIST_MAX) {
+      const part = missing.slice(i, i + IN_LIST_MAX);
+      for (const t of part) out.set(t, 0);
+      const rows = this.h.db.prepare(`SELECT term, doc FROM records_terms_vocab WHERE term IN (${part.map(() => "?").join(",")})`).all(...part) as { term: string; doc: number }[];
+      for (const r of rows) {
+        out.set(r.term, r.doc);
+        this.dfCache.set(r.term, r.doc);
+      }
+    }
+    return out;
+  }
+
+  private readonly dfCache = new Map<string, number>();
+  private dfCacheSeq = 0;
+
+  /** Exact cosine scores of records read straight from SQLite, for the ones the index has not caught up with. */
+  private scorePending(rids: readonly number[], query: Float32Array): VectorHit[] {
+    const qn = Math.sqrt(dot(query, query));
+    const hits: VectorHit[] = [];
+    for (const { rid, vector } of this.keeper.vectorsOf(rids)) {
+      const v = toFloat32(vector);
+      const norm = Math.sqrt(dot(v, v));
+      if (norm > 0 && qn > 0) hits.push({ key: rid, score: dot(v, query) / (norm * qn) });
+    }
+    return hits;
+  }
+}
+
+/** The best `k` of two hit lists, best first, equal scores by ascending key (as the index orders them). */
+function mergeHits(a: readonly VectorHit[], b: readonly VectorHit[], k: number): VectorHit[] {
+  return [...a, ...b].sort((x, y) => y.score - x.score || x.key - y.key).slice(0, k);
+}
+
+function dot(a: Float32Array, b: Float32Array): number {
+  let s = 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) s += a[i]! * b[i]!;
+  return s;
+}
