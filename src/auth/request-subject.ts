@@ -29,9 +29,10 @@ export function authenticateRequest(auth: Authenticator, req: HeaderSource): Sub
 const admitted = new WeakMap<object, Subject>();
 
 /**
- * Authenticates a request and keeps the answer with it: whoever handles the
- * request later (the MCP handler, the Connect context) reads the same subject
- * through `subjectOf` instead of checking the token again.
+ * Authenticates a request and keeps the answer with it, for a handler the
+ * listener passes the request on to (the MCP handler), which reads it with
+ * `subjectOf` instead of checking the token again. Connect asks
+ * `authenticateRequest` itself and carries the answer in its handler context.
  */
 export function admitRequest(auth: Authenticator, req: HeaderSource): Subject | undefined {
   const subject = authenticateRequest(auth, req);

@@ -1,5 +1,5 @@
 import { Code, ConnectError, createContextKey, createContextValues, type ContextValues, type HandlerContext } from "@connectrpc/connect";
-import { admitRequest, type Authenticator, type HeaderSource } from "../auth/index.js";
+import { authenticateRequest, type Authenticator, type HeaderSource } from "../auth/index.js";
 import type { Subject } from "../model/subject.js";
 
 /**
@@ -19,7 +19,7 @@ export function unauthenticated(): ConnectError {
 export function subjectContextValues(auth: Authenticator) {
   return (req: HeaderSource) => {
     const values = createContextValues();
-    values.set(kSubject, admitRequest(auth, req));
+    values.set(kSubject, authenticateRequest(auth, req));
     return values;
   };
 }
