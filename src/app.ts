@@ -5,8 +5,7 @@ import { checkEmbedderIdentity, embedderFromEnv, identityKey, type Embedder } fr
 import { allowedOriginsFromEnv, requestTimeoutFromEnv, startServer, type Handler, type RunningServer } from "./server.js";
 import { EmbeddedStore, StoreOpenError } from "./store/embedded/index.js";
 import { QdrantSetupError, QdrantStore } from "./store/qdrant/index.js";
-import type { Store } from "./store/store.js";
-import { META_EMBEDDER_IDENTITY } from "./store/meta-keys.js";
+import { type Store, META_EMBEDDER_IDENTITY } from "./store/index.js";
 import { stderrLogger } from "./stderr-logger.js";
 import { mcpHttpHandler } from "./mcp/http-handler.js";
 import { dataDirOf } from "./data-dir.js";

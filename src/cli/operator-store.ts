@@ -5,7 +5,7 @@ import type { Embedder } from "../embed/embedder.js";
 import type { EmbeddedStore } from "../store/embedded/index.js";
 import type { Code } from "@connectrpc/connect";
 import type { MigrationStore } from "../store/migrations/migration-store.js";
-import type { Store } from "../store/store.js";
+import type { Store } from "../store/index.js";
 import { EXIT, exitForConnectCode, type ExitCode } from "../argerror/index.js";
 import { DATA_DIR_ENV, dataDirOf } from "../data-dir.js";
 import type { QdrantConnection } from "../store/qdrant/index.js";

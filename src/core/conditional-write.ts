@@ -1,5 +1,5 @@
 import { writeContended } from "../argerror/index.js";
-import { RevisionConflictError } from "../store/store-errors.js";
+import { RevisionConflictError } from "../store/index.js";
 
 /**
  * Read-validate-write attempts per request. A conflict means another writer

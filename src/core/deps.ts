@@ -1,5 +1,5 @@
 import type { Embedder } from "../embed/embedder.js";
-import type { Store } from "../store/store.js";
+import type { Store } from "../store/index.js";
 import type { Logger } from "../model/logger.js";
 import type { Limits } from "./limits.js";
 

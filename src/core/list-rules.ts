@@ -1,7 +1,7 @@
 import { argError } from "../argerror/index.js";
 import type { MemoryRecord } from "../model/record.js";
 import type { Subject } from "../model/subject.js";
-import { GATE_ON } from "../store/store.js";
+import { GATE_ON } from "../store/index.js";
 import type { ListRulesArgs } from "./args.js";
 import { budgetedPage } from "./budgeted-page.js";
 import { coverage, type Coverage } from "./coverage.js";

@@ -1,4 +1,4 @@
-import { GATE_ON } from "../store/store.js";
+import { GATE_ON } from "../store/index.js";
 import type { ListTagsArgs } from "./args.js";
 import { nowSeconds, type CoreDeps } from "./deps.js";
 import type { Subject } from "../model/subject.js";

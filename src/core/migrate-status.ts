@@ -1,4 +1,4 @@
-import { CURRENT_SCHEMA_VERSION } from "../store/schema-version.js";
+import { CURRENT_SCHEMA_VERSION } from "../store/index.js";
 import type { CoreDeps } from "./deps.js";
 
 export type MigrateStatus = {

@@ -1,5 +1,5 @@
 import type { ScoredRecord } from "../model/record.js";
-import type { Store } from "../store/store.js";
+import type { Store } from "../store/index.js";
 import { feedbackCandidates, firstPass, withFeedback } from "./rank.js";
 
 /**

@@ -1,5 +1,5 @@
 import type { MemoryRecord } from "../model/record.js";
-import type { RecordQuery } from "../store/store.js";
+import type { RecordQuery } from "../store/index.js";
 
 export type RecallGateHidden = { total: number; archived: number; superseded: number; expired: number; scheduled: number };
 

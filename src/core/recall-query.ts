@@ -1,4 +1,4 @@
-import type { RecordQuery } from "../store/store.js";
+import type { RecordQuery } from "../store/index.js";
 import type { RecallFilterArgs } from "./args.js";
 import { nowSeconds, type CoreDeps } from "./deps.js";
 import type { Subject } from "../model/subject.js";

@@ -1,6 +1,4 @@
-import type { RecordQuery } from "../store/store.js";
-import { GATE_ON } from "../store/store.js";
-import { citationKey } from "../store/record-filter.js";
+import { type RecordQuery, GATE_ON, citationKey } from "../store/index.js";
 import type { RelatedArgs } from "./args.js";
 import { enforceBudget } from "./budget.js";
 import { nowSeconds, type CoreDeps } from "./deps.js";

@@ -10,7 +10,7 @@ import type { Subject } from "../model/subject.js";
 import { checkCount, checkQuery, effectiveScope } from "./validate.js";
 import { fullView, type MemoryView } from "./view.js";
 import { enforceBudget } from "./budget.js";
-import { GATE_ON } from "../store/store.js";
+import { GATE_ON } from "../store/index.js";
 
 export type SearchDiscoveriesResult = { discoveries: MemoryView[]; coverage?: Coverage };
 

@@ -1,6 +1,6 @@
 import { alreadySuperseded, argError, idempotencyConflict, notFound, ruleImmutable } from "../argerror/index.js";
 import { embeddingText, identityKey } from "../embed/embedder.js";
-import { RecordExistsError, TargetsGoneError, TargetsSupersededError } from "../store/store-errors.js";
+import { RecordExistsError, TargetsGoneError, TargetsSupersededError } from "../store/index.js";
 import type { SupersedeArgs } from "./args.js";
 import { byteLength } from "./bytes.js";
 import type { CoreDeps } from "./deps.js";

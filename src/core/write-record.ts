@@ -1,5 +1,5 @@
 import { idempotencyConflict, writeContended } from "../argerror/index.js";
-import { RevisionConflictError } from "../store/store-errors.js";
+import { RevisionConflictError } from "../store/index.js";
 import { embeddingText } from "../embed/embedder.js";
 import { identityKey } from "../embed/embedder.js";
 import type { StoreArgs } from "./args.js";

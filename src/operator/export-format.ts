@@ -1,6 +1,5 @@
 import type { MemoryRecord } from "../model/record.js";
-import { CURRENT_SCHEMA_VERSION } from "../store/schema-version.js";
-import { isUuid } from "../store/uuid.js";
+import { CURRENT_SCHEMA_VERSION, isUuid } from "../store/index.js";
 
 /**
  * The JSON Lines format of `engram export` / `engram import`.

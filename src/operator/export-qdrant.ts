@@ -1,4 +1,4 @@
-import { META_EMBEDDER_IDENTITY } from "../store/meta-keys.js";
+import { META_EMBEDDER_IDENTITY } from "../store/index.js";
 import {
   aliasTarget,
   checkServerVersion,

@@ -1,7 +1,6 @@
 import type { MemoryRecord } from "../model/record.js";
-import { decodeRecord } from "../store/codec.js";
+import { decodeRecord, META_EMBEDDER_IDENTITY } from "../store/index.js";
 import type { EmbeddedStore } from "../store/embedded/index.js";
-import { META_EMBEDDER_IDENTITY } from "../store/meta-keys.js";
 import { headerLine, recordLine } from "./export-format.js";
 import { REINDEX_IN_PROGRESS } from "./reindex.js";
 

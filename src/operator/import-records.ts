@@ -1,10 +1,6 @@
 import { embeddingText, identityKey, type Embedder } from "../embed/index.js";
 import { checkEmbedderIdentity } from "../embed/identity-check.js";
-import type { Store } from "../store/store.js";
-import { META_EMBEDDER_IDENTITY } from "../store/meta-keys.js";
-import type { ImportRow } from "../store/store.js";
-import { errorName } from "../store/store-fault.js";
-import { toFloat32 } from "../store/vector-bytes.js";
+import { type Store, META_EMBEDDER_IDENTITY, type ImportRow, errorName, toFloat32 } from "../store/index.js";
 import { LineError, parseHeader, parseRecordLine, type ExportedRecord } from "./export-format.js";
 
 export type ImportReport = {

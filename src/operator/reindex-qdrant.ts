@@ -1,6 +1,6 @@
 import type { QdrantClient } from "@qdrant/js-client-rest";
 import { embeddingText, identityKey, type Embedder } from "../embed/index.js";
-import { META_EMBEDDER_IDENTITY } from "../store/meta-keys.js";
+import { META_EMBEDDER_IDENTITY } from "../store/index.js";
 import {
   aliasTarget,
   checkServerVersion,

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { MemoryRecord } from "../model/record.js";
 import { embeddingText, identityKey, type Embedder } from "../embed/index.js";
 import type { EmbeddedStore } from "../store/embedded/index.js";
-import { META_EMBEDDER_IDENTITY, META_VECTOR_SNAPSHOT_SEQ } from "../store/meta-keys.js";
+import { META_EMBEDDER_IDENTITY, META_VECTOR_SNAPSHOT_SEQ } from "../store/index.js";
 
 export type ReindexReport = {
   dry_run: boolean;

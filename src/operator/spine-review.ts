@@ -1,8 +1,7 @@
 import { withConflictRetry } from "../core/conditional-write.js";
 import type { MemoryRecord } from "../model/record.js";
 import { ANONYMOUS } from "../model/subject.js";
-import { isExpired, isScheduled } from "../store/record-filter.js";
-import type { RecordQuery, Store } from "../store/store.js";
+import { isExpired, isScheduled, type RecordQuery, type Store } from "../store/index.js";
 
 /** Operator reads see every owner's records: the operator opened the store directly. */
 export function operatorQuery(scope: string | undefined, now: number): RecordQuery {
