@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import type { QdrantClient } from "@qdrant/js-client-rest";
-import { ResponseTooLargeError } from "../../argerror/index.js";
 import { silentLogger, type Logger } from "../../model/logger.js";
 import type { MemoryRecord, ScoredRecord } from "../../model/record.js";
 import type { Subject } from "../../model/subject.js";
@@ -12,6 +11,7 @@ import type { ImportRow, ListPage, RecordQuery, ResolveResult, SchemaHistogram, 
 import { clampCosine } from "../term-weight.js";
 import { collectionTermWeights, rebuildTermVectors } from "./term-vectors.js";
 import { isUuid } from "../uuid.js";
+import { QdrantAccessCounts } from "./access-counts.js";
 import { connectQdrant } from "./client.js";
 import { ensureCollection } from "./collection-setup.js";
 import {
@@ -27,11 +27,12 @@ import {
   TERM_VECTORS_VERSION,
   VIEW_CEILING_BYTES,
 } from "./layout.js";
-import { attrsOf, decodePayload, encodePayload, type Payload } from "./point-payload.js";
-import { mapQdrantError, type QdrantAccess } from "./qdrant-fault.js";
+import { attrsOf, encodePayload, type Payload } from "./point-payload.js";
 import { QdrantMigrationStore } from "./qdrant-migration-store.js";
-import { queryFilter, readFilter, type QCondition, type QFilter } from "./record-query-filter.js";
+import { QdrantPoints, type View } from "./points.js";
+import { queryFilter, readFilter } from "./record-query-filter.js";
 import { payloadSparse, querySparse, type SparseVector } from "./sparse-vector.js";
+import { CLAIM_KEYS, empty, match, revisionIs, unclaimed } from "./write-conditions.js";
 
 export type QdrantStoreOptions = {
   url: string;
@@ -49,15 +50,7 @@ export type QdrantStoreOptions = {
   claimLeaseMs?: number;
 };
 
-type Point = { id: string | number; payload?: Payload | null; vector?: unknown; score?: number };
-type View = "full" | "keys" | "tags";
-
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-const match = (key: string, value: string): QCondition => ({ key, match: { value } });
-const empty = (key: string): QCondition => ({ is_empty: { key } });
-const revisionIs = (rev: string | undefined): QCondition => (rev === undefined ? empty("revision") : match("revision", rev));
-const unclaimed = (now: number): QCondition => ({ should: [empty(DERIVED_KEYS.claimUntil), { key: DERIVED_KEYS.claimUntil, range: { lt: now } }] });
-const CLAIM_KEYS = [DERIVED_KEYS.claimBy, DERIVED_KEYS.claimUntil];
 
 /**
  * The Store on Qdrant, for several stateless servers on one collection.
@@ -73,9 +66,8 @@ export class QdrantStore implements Store {
   private readonly budget: number;
   private readonly ceilings: Record<View, number>;
   private readonly lease: number;
-  private readonly access = new Map<string, { count: number; at: string }>();
-  private accessTimer: NodeJS.Timeout | undefined;
-  private accessWrite: Promise<void> = Promise.resolve();
+  private readonly points: QdrantPoints;
+  private readonly accessCounts: QdrantAccessCounts;
   private closed = false;
 
   private constructor(private readonly opts: QdrantStoreOptions) {
@@ -84,12 +76,14 @@ export class QdrantStore implements Store {
     this.budget = opts.rpcByteBudget ?? RPC_BYTE_BUDGET;
     this.ceilings = { full: opts.fullRecordCeiling ?? VIEW_CEILING_BYTES.full, keys: VIEW_CEILING_BYTES.keys, tags: VIEW_CEILING_BYTES.tags };
     this.lease = opts.claimLeaseMs ?? CLAIM_LEASE_MS;
+    this.points = new QdrantPoints(this.client, this.alias, this.budget, this.ceilings);
+    this.accessCounts = new QdrantAccessCounts(this.points);
   }
 
   /** Checks the server version, makes or checks the collection behind the alias, then serves. */
   static async open(opts: QdrantStoreOptions): Promise<QdrantStore> {
     const store = new QdrantStore(opts);
-    await store.call("write", () => ensureCollection(store.client, store.alias, opts.dim));
+    await store.points.call("write", () => ensureCollection(store.client, store.alias, opts.dim));
     store.termsCurrent = (await store.getMeta(TERM_VECTORS_META)) === TERM_VECTORS_VERSION;
     return store;
   }
@@ -101,15 +95,6 @@ export class QdrantStore implements Store {
     return this.termsCurrent ? [] : ["terms"];
   }
 
-  /** Every client call goes through here, so transport and storage faults map to the vocabulary in one place. */
-  private async call<T>(access: QdrantAccess, fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn();
-    } catch (err) {
-      throw mapQdrantError(err, access);
-    }
-  }
-
   async close(): Promise<void> {
     if (this.closed) return;
     await this.flushAccess();
@@ -119,7 +104,7 @@ export class QdrantStore implements Store {
   /** Rebuilds outdated term vectors in the background; searches stay correct meanwhile (records still match by meaning). */
   async warm(): Promise<void> {
     if (this.termsCurrent) return;
-    this.rebuilding ??= this.call("write", async () => {
+    this.rebuilding ??= this.points.call("write", async () => {
       await rebuildTermVectors(this.client, this.alias, this.opts.log ?? silentLogger, () => !this.closed);
       if (this.closed) return;
       await this.setMeta(TERM_VECTORS_META, TERM_VECTORS_VERSION);
@@ -136,66 +121,20 @@ export class QdrantStore implements Store {
 
   /** Points per request for a view: as many as fit the byte budget at the view's per-record ceiling. */
   pageSize(view: View): number {
-    return Math.min(MAX_PAGE, Math.max(1, Math.floor(this.budget / this.ceilings[view])));
+    return this.points.pageSize(view);
   }
 
-  private async retrieve(ids: readonly string[], withVector = false): Promise<Point[]> {
-    if (ids.length === 0) return [];
-    return (await this.call("read", () =>
-      this.client.retrieve(this.alias, { ids: [...ids], with_payload: true, with_vector: withVector ? [DENSE_VECTOR] : false }),
-    )) as Point[];
-  }
-
-  /**
-   * Full records by id, in the order asked, in batches sized by the budget.
-   * A batch that comes back over budget is read again one by one; one record
-   * over budget by itself is `response_too_large`, never cut short.
-   */
-  private async fullRecords(ids: readonly string[]): Promise<MemoryRecord[]> {
-    const size = this.pageSize("full");
-    const byId = new Map<string, MemoryRecord>();
-    for (let i = 0; i < ids.length; i += size) {
-      const part = ids.slice(i, i + size);
-      let points = await this.retrieve(part);
-      if (points.length > 1 && this.bytesOf(points) > this.budget) {
-        points = (await Promise.all(part.map((id) => this.retrieve([id])))).flat();
-      }
-      for (const p of points) {
-        if (this.bytesOf([p]) > this.budget) throw new ResponseTooLargeError("one record exceeds the read budget");
-        byId.set(String(p.id), decodePayload(p.payload ?? {}));
-      }
-    }
-    return ids.map((id) => byId.get(id)).filter((r): r is MemoryRecord => r !== undefined);
-  }
-
-  private bytesOf(points: readonly Point[]): number {
-    return Buffer.byteLength(JSON.stringify(points), "utf8");
-  }
-
-  /** Every point matching a filter, the given payload keys only, page by page. */
-  private async scrollKeys(filter: QFilter | undefined, keys: readonly string[], view: View, visit: (p: Point) => void): Promise<void> {
-    let offset: string | number | undefined;
-    for (;;) {
-      const page = await this.call("read", () =>
-        this.client.scroll(this.alias, { filter, limit: this.pageSize(view), with_payload: [...keys], with_vector: false, ...(offset === undefined ? {} : { offset }) }),
-      );
-      for (const p of page.points) visit(p as Point);
-      const next = page.next_page_offset;
-      if (next === undefined || next === null || typeof next === "object") return;
-      offset = next as string | number;
-    }
-  }
 
   // ---- point reads ----------------------------------------------------------
 
   async getRaw(id: string): Promise<MemoryRecord | undefined> {
     if (!isUuid(id)) return undefined;
-    return (await this.fullRecords([id]))[0];
+    return (await this.points.fullRecords([id]))[0];
   }
 
   async resolve(input: string): Promise<ResolveResult> {
     if (isUuid(input)) return { kind: "id", id: input.toLowerCase() };
-    const page = await this.call("read", () =>
+    const page = await this.points.call("read", () =>
       this.client.scroll(this.alias, { filter: { must: [match("short_id", input.toUpperCase())] }, limit: 2, with_payload: false, with_vector: false }),
     );
     if (page.points.length === 0) return { kind: "not_found" };
@@ -214,13 +153,13 @@ export class QdrantStore implements Store {
   }
 
   async countShortId(shortId: string): Promise<number> {
-    const res = await this.call("read", () => this.client.count(this.alias, { filter: { must: [match("short_id", shortId.toUpperCase())] }, exact: true }));
+    const res = await this.points.call("read", () => this.client.count(this.alias, { filter: { must: [match("short_id", shortId.toUpperCase())] }, exact: true }));
     return res.count;
   }
 
   async vectorOf(id: string): Promise<Float32Array | undefined> {
     if (!isUuid(id)) return undefined;
-    const [p] = await this.retrieve([id], true);
+    const [p] = await this.points.retrieve([id], true);
     const v = (p?.vector as Record<string, unknown> | undefined)?.[DENSE_VECTOR];
     return Array.isArray(v) ? Float32Array.from(v as number[]) : undefined;
   }
@@ -234,17 +173,11 @@ export class QdrantStore implements Store {
     return { id: String(payload.id), vector, payload };
   }
 
-  /** The stored revision of a point, null when it has none, undefined when the point is gone. */
-  private async storedState(id: string): Promise<Payload | undefined> {
-    const [p] = await this.retrieve([id]);
-    return p ? (p.payload ?? {}) : undefined;
-  }
-
   async create(record: MemoryRecord, vector: Float32Array): Promise<boolean> {
     const payload = encodePayload(record);
-    await this.call("write", () => this.client.upsert(this.alias, { wait: true, ordering: "strong", update_mode: "insert_only", points: [this.point(payload, vector)] }));
+    await this.points.call("write", () => this.client.upsert(this.alias, { wait: true, ordering: "strong", update_mode: "insert_only", points: [this.point(payload, vector)] }));
     // Insert-only reports nothing either way: the read-back says whose record holds the id.
-    return landedIn(await this.storedState(record.id), payload.revision as string);
+    return landedIn(await this.points.storedState(record.id), payload.revision as string);
   }
 
   async replace(record: MemoryRecord, vector?: Float32Array): Promise<void> {
@@ -252,7 +185,7 @@ export class QdrantStore implements Store {
     for (;;) {
       let dense: Float32Array | number[] | undefined = vector;
       if (!dense) {
-        const [p] = await this.retrieve([record.id], true);
+        const [p] = await this.points.retrieve([record.id], true);
         const v = (p?.vector as Record<string, unknown> | undefined)?.[DENSE_VECTOR];
         if (!p || !Array.isArray(v)) throw new RevisionConflictError(record.id, !p);
         dense = v as number[];
@@ -261,7 +194,7 @@ export class QdrantStore implements Store {
       // The core's record carries the revision it read, not that version's trail: the trail restarts from it.
       if (record.revision !== undefined) payload[DERIVED_KEYS.revisionTrail] = trailOver(record.revision);
       // update_only: a replace never resurrects a deleted record; the filter is the compare of compare-and-swap.
-      await this.call("write", () =>
+      await this.points.call("write", () =>
         this.client.upsert(this.alias, {
           wait: true,
           ordering: "strong",
@@ -270,7 +203,7 @@ export class QdrantStore implements Store {
           points: [this.point(payload, dense!)],
         }),
       );
-      const stored = await this.storedState(record.id);
+      const stored = await this.points.storedState(record.id);
       if (landedIn(stored, payload.revision as string)) return;
       if (!stored) throw new RevisionConflictError(record.id, true);
       const claimedUntil = stored[DERIVED_KEYS.claimUntil];
@@ -291,7 +224,7 @@ export class QdrantStore implements Store {
       // Claims go in id order, so two supersedes sharing targets never wait on each other in a cycle.
       for (const id of [...new Set(targetIds)].sort()) {
         for (;;) {
-          const stored = isUuid(id) ? await this.storedState(id) : undefined;
+          const stored = isUuid(id) ? await this.points.storedState(id) : undefined;
           if (!stored || stored.owner !== ownedBy) throw new TargetsGoneError("target gone");
           if (stored.superseded_by) throw new TargetsSupersededError([id]);
           const until = stored[DERIVED_KEYS.claimUntil];
@@ -302,7 +235,7 @@ export class QdrantStore implements Store {
           }
           const claimRev = newRevision();
           const trail = trailOver(stored);
-          await this.call("write", () =>
+          await this.points.call("write", () =>
             this.client.setPayload(this.alias, {
               wait: true,
               ordering: "strong",
@@ -311,7 +244,7 @@ export class QdrantStore implements Store {
             }),
           );
           // An access count may land on a claim (it ignores claims), so the claim may be in the trail already.
-          if (landedIn(await this.storedState(id), claimRev)) {
+          if (landedIn(await this.points.storedState(id), claimRev)) {
             claimed.set(id, { rev: claimRev, trail: trailAfter(claimRev, trail) });
             break;
           }
@@ -330,7 +263,7 @@ export class QdrantStore implements Store {
     let expect: string | undefined = claim.rev;
     let trail = claim.trail;
     for (let attempt = 0; attempt < 8; attempt++) {
-      await this.call("write", () =>
+      await this.points.call("write", () =>
         this.client.batchUpdate(this.alias, {
           wait: true,
           ordering: "strong",
@@ -340,11 +273,11 @@ export class QdrantStore implements Store {
           ],
         }),
       );
-      const stored = await this.storedState(id);
+      const stored = await this.points.storedState(id);
       if (!stored || stored.superseded_by === by) return;
       if (stored.superseded_by) {
         // Another supersede took the target after this one's lease ran out: undo the new head rather than leave two.
-        await this.call("write", () => this.client.delete(this.alias, { wait: true, ordering: "strong", points: [by] }));
+        await this.points.call("write", () => this.client.delete(this.alias, { wait: true, ordering: "strong", points: [by] }));
         throw new TargetsSupersededError([id]);
       }
       expect = stored.revision as string | undefined;
@@ -356,7 +289,7 @@ export class QdrantStore implements Store {
   private async releaseClaims(claimed: ReadonlyMap<string, { rev: string }>): Promise<void> {
     for (const [id, { rev: claimRev }] of claimed) {
       try {
-        await this.call("write", () =>
+        await this.points.call("write", () =>
           this.client.deletePayload(this.alias, { wait: true, ordering: "strong", keys: CLAIM_KEYS, filter: { must: [{ has_id: [id] }, revisionIs(claimRev)] } }),
         );
       } catch {
@@ -369,23 +302,23 @@ export class QdrantStore implements Store {
     const points = rows.map((r) => this.point(encodePayload(r.record, r.version, "carried"), r.vector));
     const size = this.pageSize("full");
     for (let i = 0; i < points.length; i += size) {
-      await this.call("write", () => this.client.upsert(this.alias, { wait: true, ordering: "strong", points: points.slice(i, i + size) }));
+      await this.points.call("write", () => this.client.upsert(this.alias, { wait: true, ordering: "strong", points: points.slice(i, i + size) }));
     }
   }
 
   async delete(id: string): Promise<boolean> {
     if (!isUuid(id)) return false;
-    const existed = (await this.storedState(id)) !== undefined;
-    await this.call("write", () => this.client.delete(this.alias, { wait: true, ordering: "strong", points: [id] }));
+    const existed = (await this.points.storedState(id)) !== undefined;
+    await this.points.call("write", () => this.client.delete(this.alias, { wait: true, ordering: "strong", points: [id] }));
     return existed;
   }
 
   async deleteOwnedInScope(scope: string, subject: Subject): Promise<number> {
     const ids: string[] = [];
     const filter = { must: [...(readFilter({ subject, ownerOnly: true }).must ?? []), match("scope", scope)] };
-    await this.scrollKeys(filter, [], "keys", (p) => ids.push(String(p.id)));
+    await this.points.scrollKeys(filter, [], "keys", (p) => ids.push(String(p.id)));
     for (let i = 0; i < ids.length; i += MAX_PAGE) {
-      await this.call("write", () => this.client.delete(this.alias, { wait: true, ordering: "strong", points: ids.slice(i, i + MAX_PAGE) }));
+      await this.points.call("write", () => this.client.delete(this.alias, { wait: true, ordering: "strong", points: ids.slice(i, i + MAX_PAGE) }));
     }
     return ids.length;
   }
@@ -393,7 +326,7 @@ export class QdrantStore implements Store {
   // ---- filtered reads -------------------------------------------------------
 
   async count(query: RecordQuery): Promise<number> {
-    const res = await this.call("read", () => this.client.count(this.alias, { filter: queryFilter(query), exact: true }));
+    const res = await this.points.call("read", () => this.client.count(this.alias, { filter: queryFilter(query), exact: true }));
     return res.count;
   }
 
@@ -405,7 +338,7 @@ export class QdrantStore implements Store {
    */
   async list(query: RecordQuery, page: ListPage): Promise<{ records: MemoryRecord[]; total: number }> {
     const keys: { id: string; c: string }[] = [];
-    await this.scrollKeys(queryFilter(query), ["created_at"], "keys", (p) => keys.push({ id: String(p.id), c: String(p.payload?.created_at ?? "") }));
+    await this.points.scrollKeys(queryFilter(query), ["created_at"], "keys", (p) => keys.push({ id: String(p.id), c: String(p.payload?.created_at ?? "") }));
     const dir = page.order === "desc" ? -1 : 1;
     keys.sort((x, y) => (x.c < y.c ? -dir : x.c > y.c ? dir : x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
     let rows = keys;
@@ -416,7 +349,7 @@ export class QdrantStore implements Store {
     }
     const start = page.offset ?? 0;
     const slice = rows.slice(start, start + page.limit);
-    return { records: await this.fullRecords(slice.map((k) => k.id)), total: keys.length };
+    return { records: await this.points.fullRecords(slice.map((k) => k.id)), total: keys.length };
   }
 
   /**
@@ -432,11 +365,11 @@ export class QdrantStore implements Store {
     const sparse = querySparse(text);
     const prefetch: Record<string, unknown>[] = [{ query: dense, using: DENSE_VECTOR, filter, limit: candidates }];
     if (sparse) prefetch.push({ query: sparse, using: LEXICAL_VECTOR, filter, limit: candidates });
-    const res = await this.call("read", () =>
+    const res = await this.points.call("read", () =>
       this.client.query(this.alias, { prefetch: prefetch as never, query: dense, using: DENSE_VECTOR, filter, limit: candidates * 2, with_payload: false, with_vector: false }),
     );
     const scores = new Map(res.points.map((p) => [String(p.id), p.score]));
-    const records = await this.fullRecords([...scores.keys()]);
+    const records = await this.points.fullRecords([...scores.keys()]);
     return records
       .filter((r) => matches(attrsOf(r), query))
       .map((r) => ({ record: r, score: clampCosine(scores.get(r.id)!) }))
@@ -444,12 +377,12 @@ export class QdrantStore implements Store {
   }
 
   async termWeights(terms: readonly string[]): Promise<Map<string, number>> {
-    return this.call("read", () => collectionTermWeights(this.client, this.alias, terms));
+    return this.points.call("read", () => collectionTermWeights(this.client, this.alias, terms));
   }
 
   async tagCounts(query: RecordQuery): Promise<Map<string, number>> {
     const counts = new Map<string, number>();
-    await this.scrollKeys(queryFilter(query), ["tags"], "tags", (p) => {
+    await this.points.scrollKeys(queryFilter(query), ["tags"], "tags", (p) => {
       for (const t of new Set((p.payload?.tags as string[] | undefined) ?? [])) counts.set(t, (counts.get(t) ?? 0) + 1);
     });
     return counts;
@@ -457,7 +390,7 @@ export class QdrantStore implements Store {
 
   async listScopes(subject: Subject): Promise<{ scopes: { scope: string; count: number }[]; approximate: boolean }> {
     const counts = new Map<string, number>();
-    await this.scrollKeys(readFilter({ subject }), ["scope"], "keys", (p) => {
+    await this.points.scrollKeys(readFilter({ subject }), ["scope"], "keys", (p) => {
       const s = String(p.payload?.scope ?? "");
       counts.set(s, (counts.get(s) ?? 0) + 1);
     });
@@ -469,7 +402,7 @@ export class QdrantStore implements Store {
     const versions = new Map<number, number>();
     let absent = 0;
     let total = 0;
-    await this.scrollKeys(undefined, ["schema_version"], "keys", (p) => {
+    await this.points.scrollKeys(undefined, ["schema_version"], "keys", (p) => {
       total++;
       const v = p.payload?.schema_version;
       if (typeof v === "number") versions.set(v, (versions.get(v) ?? 0) + 1);
@@ -478,58 +411,18 @@ export class QdrantStore implements Store {
     return { versions, absent, total };
   }
 
-  // ---- access counters -----------------------------------------------------
+  // ---- access counters (access-counts.ts) -------------------------------------
 
   noteAccess(id: string, at: string): void {
     if (this.closed) return;
-    const w = this.access.get(id);
-    if (!w) this.access.set(id, { count: 1, at });
-    else {
-      w.count++;
-      if (at > w.at) w.at = at;
-    }
-    if (!this.accessTimer) {
-      this.accessTimer = setTimeout(() => void this.flushAccess(), 1000);
-      this.accessTimer.unref();
-    }
+    this.accessCounts.note(id, at);
   }
 
-  /**
-   * Writes every counted read; resolves once they, and every flush started
-   * before, are written. A count that cannot be written is dropped, as a
-   * read must never fail for its counter.
-   */
+  /** Resolves once every counted read is written (or dropped, see QdrantAccessCounts.flush). */
   flushAccess(): Promise<void> {
-    if (this.accessTimer) clearTimeout(this.accessTimer);
-    this.accessTimer = undefined;
-    if (this.access.size === 0) return this.accessWrite;
-    const entries = [...this.access];
-    this.access.clear();
-    this.accessWrite = this.accessWrite.then(async () => {
-      for (const [id, w] of entries) await this.addAccess(id, w.count, w.at).catch(() => undefined);
-    });
-    return this.accessWrite;
+    return this.accessCounts.flush();
   }
 
-  /** Adds counted reads to one record by compare-and-swap on its revision, keeping its schema version. */
-  private async addAccess(id: string, count: number, at: string): Promise<void> {
-    for (let attempt = 0; attempt < 8; attempt++) {
-      const stored = await this.storedState(id);
-      if (!stored) return;
-      const rev = newRevision();
-      const last = typeof stored.last_accessed_at === "string" && stored.last_accessed_at > at ? stored.last_accessed_at : at;
-      await this.call("write", () =>
-        this.client.setPayload(this.alias, {
-          wait: true,
-          ordering: "strong",
-          filter: { must: [{ has_id: [id] }, revisionIs(stored.revision as string | undefined)] },
-          payload: { access_count: Number(stored.access_count ?? 0) + count, last_accessed_at: last, revision: rev, [DERIVED_KEYS.revisionTrail]: trailOver(stored) },
-        }),
-      );
-      // Retrying a write that landed would count these reads twice, so "landed" includes "landed, then built on".
-      if (landedIn(await this.storedState(id), rev)) return;
-    }
-  }
 
   // ---- migrations ------------------------------------------------------------
 
@@ -542,14 +435,14 @@ export class QdrantStore implements Store {
 
   /** The physical collection behind the alias now (an alias switch may have moved it). */
   private async physical(): Promise<string> {
-    const { aliases } = await this.call("read", () => this.client.getAliases());
+    const { aliases } = await this.points.call("read", () => this.client.getAliases());
     return aliases.find((a) => a.alias_name === this.alias)?.collection_name ?? this.alias;
   }
 
   /** Meta keys live in the collection's metadata, under META_PREFIX, so they move with the collection. */
   async getMeta(key: string): Promise<string | undefined> {
     const name = await this.physical();
-    const info = await this.call("read", () => this.client.getCollection(name));
+    const info = await this.points.call("read", () => this.client.getCollection(name));
     const meta = (info.config as { metadata?: Record<string, unknown> | null }).metadata ?? {};
     const v = meta[META_PREFIX + key];
     return typeof v === "string" ? v : undefined;
@@ -557,7 +450,7 @@ export class QdrantStore implements Store {
 
   async setMeta(key: string, value: string): Promise<void> {
     const name = await this.physical();
-    await this.call("write", () => this.client.updateCollection(name, { metadata: { [META_PREFIX + key]: value } }));
+    await this.points.call("write", () => this.client.updateCollection(name, { metadata: { [META_PREFIX + key]: value } }));
   }
 
   /** A random token for tests and tools that need a collection of their own. */
