@@ -2,7 +2,8 @@ import { citationKey, type RecordAttrs } from "../record-filter.js";
 import { toFloat32 } from "../vector-bytes.js";
 import type { StoreHandle } from "./handle.js";
 import { PayloadCache } from "./payload-cache.js";
-import { CHANGE_LOG_HEAD_SQL } from "./sqlite-schema.js";
+import type { IndexedColumns } from "../codec.js";
+import { CHANGE_LOG_HEAD_SQL, MIRRORED_COLUMNS } from "./sqlite-schema.js";
 import type { VectorIndex } from "./vector-index.js";
 
 type ScopeStats = { byOwner: Map<string, number>; sharedByOwner: Map<string, number>; shared: number };
@@ -14,25 +15,10 @@ function isGated(a: RecordAttrs): boolean {
 /** Mirror rows read per background slice (a few milliseconds each). */
 const MIRROR_SLICE = 2000;
 
-type Row = {
-  rid: number;
-  id: string;
-  owner: string | null;
-  scope: string;
-  visibility: string;
-  category: string;
-  kind: string;
-  created_at: string;
-  not_before: number | null;
-  not_after: number | null;
-  superseded_by: string | null;
-  archived_at: string | null;
-  tags: string | null;
-  citations: string | null;
-};
+/** A mirror row: the mirrored columns as the codec types them (a column missing there fails to compile), plus what the filters read from the payload. */
+type Row = { rid: number; tags: string | null; citations: string | null } & Pick<IndexedColumns, (typeof MIRRORED_COLUMNS)[number]>;
 
-const ATTR_COLUMNS = `rid, id, owner, scope, visibility, category, kind, created_at, not_before, not_after,
-  superseded_by, archived_at, json_extract(payload, '$.tags') AS tags, json_extract(payload, '$.citations') AS citations`;
+const ATTR_COLUMNS = `rid, ${MIRRORED_COLUMNS.join(", ")}, json_extract(payload, '$.tags') AS tags, json_extract(payload, '$.citations') AS citations`;
 
 /**
  * The store's in-memory mirror of the records' filter columns, so list,

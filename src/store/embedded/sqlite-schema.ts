@@ -1,3 +1,4 @@
+import type { IndexedColumns } from "../codec.js";
 import { termsOf } from "./term-index.js";
 
 /**
@@ -21,7 +22,7 @@ export const MIRRORED_COLUMNS = [
   "not_after",
   "superseded_by",
   "archived_at",
-] as const;
+] as const satisfies readonly (keyof IndexedColumns)[];
 
 const FIRES_ON = `UPDATE OF ${MIRRORED_COLUMNS.join(", ")}`;
 
