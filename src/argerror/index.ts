@@ -15,6 +15,7 @@ export {
   fieldNotDecodable,
   UINT64_MAX,
   uint64Exceeded,
+  exceedsMaximum,
 } from "./request-error.js";
 export { RULES, CLI_TIER_RULES, ruleError } from "./rules.js";
 export type { RuleId, RuleTier } from "./rules.js";

@@ -57,5 +57,14 @@ export const UINT64_MAX = 2n ** 64n - 1n;
  * double cannot hold this one exactly.
  */
 export function uint64Exceeded(field: string): ArgError {
-  return argError(field, "out_of_range", `${field} exceeds the maximum of ${UINT64_MAX}`);
+  return exceedsMaximum(field, UINT64_MAX);
+}
+
+/**
+ * The cap sentence of every count and batch: `<field> exceeds the maximum of <max>`.
+ * A cap a double holds exactly also goes out as the `max` bound.
+ */
+export function exceedsMaximum(field: string, max: number | bigint): ArgError {
+  const detail = `${field} exceeds the maximum of ${max}`;
+  return typeof max === "number" ? argError(field, "out_of_range", detail, { max }) : argError(field, "out_of_range", detail);
 }

@@ -1,4 +1,4 @@
-import { argError } from "../argerror/index.js";
+import { argError, exceedsMaximum } from "../argerror/index.js";
 import { byteLength } from "./bytes.js";
 import type { Limits } from "./limits.js";
 
@@ -6,7 +6,7 @@ import type { Limits } from "./limits.js";
 export function checkBatchIds(ids: readonly string[] | undefined, limits: Limits): readonly string[] {
   if (!ids || ids.length === 0) throw argError("ids", "required", "ids is required");
   if (ids.length > limits.maxRecall) {
-    throw argError("ids", "out_of_range", `ids exceeds the maximum of ${limits.maxRecall}`, { max: limits.maxRecall });
+    throw exceedsMaximum("ids", limits.maxRecall);
   }
   ids.forEach((id, i) => {
     if (id.trim() === "") throw argError("ids", "required", "ids entries must not be blank", { index: i });

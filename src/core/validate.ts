@@ -1,4 +1,4 @@
-import { argError, ArgError, ruleError } from "../argerror/index.js";
+import { argError, ArgError, exceedsMaximum, ruleError } from "../argerror/index.js";
 import type { CitationArg, RecallFilterArgs, StoreArgs } from "./args.js";
 import { byteLength } from "./bytes.js";
 import type { Limits } from "./limits.js";
@@ -29,7 +29,7 @@ export function checkCount(field: string, value: number | undefined, limits: Lim
   const whole = Number.isInteger(n) || n === Number.POSITIVE_INFINITY;
   if (!whole || n < 0) throw argError(field, "format", `${field} must be a non-negative integer`);
   if (n > limits.maxRecall) {
-    throw argError(field, "out_of_range", `${field} exceeds the maximum of ${limits.maxRecall}`, { max: limits.maxRecall });
+    throw exceedsMaximum(field, limits.maxRecall);
   }
   return n;
 }

@@ -9,22 +9,15 @@ import type { StoreHandle } from "./handle.js";
 import type { Mirror } from "./mirror.js";
 import { MIRRORED_COLUMNS } from "./sqlite-schema.js";
 
-/** Every column writeRecord sets besides the id, in binding order. */
-const UPDATE_COLUMNS = [
+type UpdateColumn = "short_id" | Exclude<(typeof MIRRORED_COLUMNS)[number], "id"> | "schema_version" | "payload";
+
+/** Every column writeRecord sets besides the id, in binding order: the short id, every mirrored column, the version and the payload. */
+const UPDATE_COLUMNS: readonly UpdateColumn[] = [
   "short_id",
-  "owner",
-  "scope",
-  "visibility",
-  "category",
-  "kind",
-  "created_at",
-  "not_before",
-  "not_after",
-  "superseded_by",
-  "archived_at",
+  ...MIRRORED_COLUMNS.filter((c): c is Exclude<(typeof MIRRORED_COLUMNS)[number], "id"> => c !== "id"),
   "schema_version",
   "payload",
-] as const satisfies readonly (keyof IndexedColumns)[];
+] satisfies readonly (keyof IndexedColumns)[];
 
 /** A row's indexed columns as stored, for an update that may leave unchanged ones (and their index) alone. */
 export type StoredIndexed = { short_id: string | null; schema_version: number | null; rid?: number };
