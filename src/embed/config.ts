@@ -82,7 +82,7 @@ export function embedderFromEnv(env: EmbedderEnv = process.env): Embedder {
 }
 
 /** An optional integer setting within [min, max]; these values are never secret, so they are quoted. */
-function intSetting(get: (name: string) => string | undefined, name: string, min: number, max: number): number | undefined {
+export function intSetting(get: (name: string) => string | undefined, name: string, min: number, max: number): number | undefined {
   const text = get(name);
   if (text === undefined) return undefined;
   const n = /^[0-9]+$/.test(text) ? Number(text) : NaN;

@@ -2,6 +2,7 @@ import { Admission } from "./admission.js";
 import { chunks } from "./chunks.js";
 import type { Embedder, EmbedderIdentity } from "./embedder.js";
 import { EmbedderError } from "./embedder-error.js";
+import { endpointName, endpointUrl, providerErrorCode, transportCause } from "./openai-endpoint.js";
 import { toUnitVector } from "./unit-vector.js";
 
 export interface OpenAIEmbedderConfig {
@@ -38,19 +39,7 @@ const SOURCE = "openai-compatible embedder";
  * the message does not repeat the URL (it may carry credentials).
  */
 export function embeddingsUrl(baseUrl: string): URL {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    throw new TypeError("the embeddings base URL is not a valid absolute URL");
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new TypeError("the embeddings base URL must use http or https");
-  }
-  const path = url.pathname.replace(/\/+$/, "");
-  url.pathname = /\/v1$/.test(path) ? `${path}/embeddings` : `${path}/v1/embeddings`;
-  url.hash = "";
-  return url;
+  return endpointUrl(baseUrl, "embeddings", "embeddings");
 }
 
 /**
@@ -88,7 +77,7 @@ export class OpenAIEmbedder implements Embedder {
     }
     this.admission = new Admission(config.concurrency ?? DEFAULT_OPENAI_CONCURRENCY, config.queue ?? DEFAULT_QUEUE);
     this.url = embeddingsUrl(config.baseUrl);
-    this.where = `POST ${this.url.origin}${this.url.pathname}`;
+    this.where = endpointName(this.url);
     this.apiKey = config.apiKey === "" ? undefined : config.apiKey;
     this.identity = Object.freeze({ provider: "openai", model: config.model, dim: config.dim });
   }
@@ -149,17 +138,14 @@ export class OpenAIEmbedder implements Embedder {
 
   private transportError(err: unknown): EmbedderError {
     if (err instanceof EmbedderError) return err;
-    if (err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError")) {
+    const cause = transportCause(err);
+    if (cause.timeout) {
       return new EmbedderError(`${SOURCE}: ${this.where} timed out after ${this.timeoutMs} ms`, {
         reason: "embedder_timed_out",
         cause: "timeout",
       });
     }
-    // fetch() reports network failures as TypeError("fetch failed") with the
-    // system error (ECONNREFUSED, ENOTFOUND, …) as its cause. Only a code of
-    // that shape is kept: the cause's message may carry the address.
-    const cause = err instanceof Error ? (err.cause as { code?: unknown } | undefined) : undefined;
-    const code = typeof cause?.code === "string" && /^[A-Z0-9_]{1,40}$/.test(cause.code) ? cause.code : undefined;
+    const code = cause.code;
     return new EmbedderError(`${SOURCE}: ${this.where} could not be reached${code ? ` (${code})` : ""}`, {
       reason: "embedder_unreachable",
       cause: code ?? "network error",
@@ -196,25 +182,4 @@ export class OpenAIEmbedder implements Embedder {
     });
     return slots as Float32Array[];
   }
-}
-
-/**
- * The provider's machine-readable error code, if the body is an OpenAI-style
- * `{ error: { code | type } }`. Only short identifier-like strings pass: the
- * free-text `message` is dropped because providers sometimes quote the input.
- */
-async function providerErrorCode(res: Response): Promise<string | undefined> {
-  let body: unknown;
-  try {
-    body = JSON.parse(await res.text());
-  } catch {
-    return undefined;
-  }
-  const error = (body as { error?: unknown } | null)?.error;
-  if (error === null || typeof error !== "object") return undefined;
-  const { code, type } = error as { code?: unknown; type?: unknown };
-  for (const c of [code, type]) {
-    if (typeof c === "string" && /^[A-Za-z0-9_.-]{1,64}$/.test(c)) return c;
-  }
-  return undefined;
 }
