@@ -55,6 +55,9 @@ export type ListPage = {
 /** One record of a bulk import: the whole payload, its vector, and the schema version to write it at. */
 export type ImportRow = { record: MemoryRecord; vector: Float32Array; version: number | null };
 
+/** One neighbour of a record: another record's id and its cosine to the record's stored vector. */
+export type Neighbour = { id: string; score: number };
+
 export type ResolveResult = { kind: "id"; id: string } | { kind: "not_found" } | { kind: "ambiguous" };
 
 export type SchemaHistogram = { versions: Map<number, number>; absent: number; total: number };
@@ -121,6 +124,12 @@ export interface Store {
   delete(id: string): Promise<boolean>;
   /** Deletes the subject's own records in one scope; returns how many. */
   deleteOwnedInScope(scope: string, subject: Subject): Promise<number>;
+  /**
+   * Operator sweeps only: deletes these records by id, whoever owns them, in
+   * one transaction where the store has them (Qdrant deletes a page at a
+   * time); returns how many of them existed. Ids that name nothing are skipped.
+   */
+  deleteMany(ids: readonly string[]): Promise<number>;
 
   list(query: RecordQuery, page: ListPage): Promise<{ records: MemoryRecord[]; total: number }>;
   count(query: RecordQuery): Promise<number>;
@@ -141,6 +150,15 @@ export interface Store {
   tagCounts(query: RecordQuery): Promise<Map<string, number>>;
   listScopes(subject: Subject): Promise<{ scopes: { scope: string; count: number }[]; approximate: boolean }>;
   vectorOf(id: string): Promise<Float32Array | undefined>;
+  /**
+   * Operator sweeps only (near-duplicates): for each of `ids`, up to `k`
+   * records nearest to that record's stored vector, best first, among those
+   * `query` admits, the record itself excluded, found through the store's
+   * vector index (approximate on a large store), scored by exact cosine. An
+   * id that names no record, or none the query admits, maps to nothing.
+   * Reads only; no vector leaves the store.
+   */
+  neighbours(ids: readonly string[], k: number, query: RecordQuery): Promise<Map<string, Neighbour[]>>;
 
   /**
    * Counts one read of a record (access_count, last_accessed_at) without

@@ -3,13 +3,14 @@ import type { MemoryRecord, ScoredRecord } from "../../model/record.js";
 import type { Subject } from "../../model/subject.js";
 import type { BatchBudget, MigrationStore, PassSource, RowRewrite, VersionedRow, WriteOutcome } from "../migrations/migration-store.js";
 import type { Payload, StepContext } from "../migrations/step.js";
-import type { ImportRow, ListPage, RecordQuery, ResolveResult, SchemaHistogram, Store, StorePart } from "../store.js";
+import type { ImportRow, ListPage, Neighbour, RecordQuery, ResolveResult, SchemaHistogram, Store, StorePart } from "../store.js";
 import { errorName, guardStoreFaults } from "../store-fault.js";
 import type { AccessEntry } from "./access-coalescer.js";
 import { AccessCounts } from "./access-counts.js";
 import { EmbeddedMigrationStore } from "./embedded-migration-store.js";
 import { StoreHandle, type EmbeddedStoreOptions } from "./handle.js";
 import { Mirror } from "./mirror.js";
+import { nearestOf } from "./neighbours.js";
 import { RecordReads } from "./record-reads.js";
 import { RecordWrites, type PreEncoded, type WriteMode } from "./record-writes.js";
 import { Search } from "./search.js";
@@ -26,6 +27,7 @@ const WRITE_METHODS: ReadonlySet<PropertyKey> = new Set([
   "supersede",
   "delete",
   "deleteOwnedInScope",
+  "deleteMany",
   "setMeta",
   "transaction",
   "writeAtVersion",
@@ -205,6 +207,10 @@ export class EmbeddedStore implements Store, MigrationStore {
     return this.searcher.termWeights(terms);
   }
 
+  async neighbours(ids: readonly string[], k: number, query: RecordQuery): Promise<Map<string, Neighbour[]>> {
+    return nearestOf(this.mirror, this.keeper, ids, k, query);
+  }
+
   // ---- writes -----------------------------------------------------------------
 
   async create(record: MemoryRecord, vector: Float32Array): Promise<boolean> {
@@ -225,6 +231,10 @@ export class EmbeddedStore implements Store, MigrationStore {
 
   async deleteOwnedInScope(scope: string, subject: Subject): Promise<number> {
     return this.writes.deleteOwnedInScope(scope, subject);
+  }
+
+  async deleteMany(ids: readonly string[]): Promise<number> {
+    return this.writes.deleteMany(ids);
   }
 
   async importBatch(rows: readonly ImportRow[]): Promise<void> {

@@ -211,6 +211,21 @@ export class RecordWrites {
     return info.changes > 0;
   }
 
+  /** Operator sweeps: these records, whoever owns them, in one IMMEDIATE transaction; how many existed. */
+  deleteMany(ids: readonly string[]): number {
+    if (ids.length === 0) return 0;
+    const del = this.h.stmt("DELETE FROM records WHERE id = ?");
+    let gone = 0;
+    try {
+      this.h.db.transaction(() => {
+        for (const id of ids) gone += del.run(id).changes;
+      }).immediate();
+    } finally {
+      this.m.afterWrite();
+    }
+    return gone;
+  }
+
   deleteOwnedInScope(scope: string, subject: Subject): number {
     this.m.sync();
     const ids = [...(this.m.ridsByScope.get(scope) ?? [])]

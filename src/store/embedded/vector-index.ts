@@ -174,6 +174,14 @@ export class VectorIndex {
     return true;
   }
 
+  /** A copy of the unit row stored for `key`, or undefined when the index does not hold it. */
+  rowOf(key: number): Float32Array | undefined {
+    const slot = this.#slots.slotOf.get(key);
+    if (slot === undefined) return undefined;
+    const dim = this.#slots.dim;
+    return this.#slots.slab.slice(slot * dim, (slot + 1) * dim);
+  }
+
   /**
    * Exact scores of the listed keys against `query`, the same numbers a
    * search would hand out for them; keys not in the index are skipped.

@@ -7,7 +7,7 @@ import { newRevision } from "../revision.js";
 import { landedIn, trailAfter, trailOver } from "./revision-trail.js";
 import { readable, matches } from "../record-filter.js";
 import { RecordExistsError, RevisionConflictError, TargetsGoneError, TargetsSupersededError } from "../store-errors.js";
-import type { ImportRow, ListPage, RecordQuery, ResolveResult, SchemaHistogram, Store, StorePart } from "../store.js";
+import type { ImportRow, ListPage, Neighbour, RecordQuery, ResolveResult, SchemaHistogram, Store, StorePart } from "../store.js";
 import { clampCosine } from "../term-weight.js";
 import { collectionTermWeights, rebuildTermVectors } from "./term-vectors.js";
 import { isUuid } from "../uuid.js";
@@ -28,6 +28,7 @@ import {
   VIEW_CEILING_BYTES,
 } from "./layout.js";
 import { attrsOf, encodePayload, type Payload } from "./point-payload.js";
+import { deletePoints, nearestPoints } from "./lifecycle-points.js";
 import { QdrantMigrationStore } from "./qdrant-migration-store.js";
 import { QdrantPoints, type View } from "./points.js";
 import { queryFilter, readFilter } from "./record-query-filter.js";
@@ -313,6 +314,10 @@ export class QdrantStore implements Store {
     return existed;
   }
 
+  async deleteMany(ids: readonly string[]): Promise<number> {
+    return deletePoints(this.points, ids);
+  }
+
   async deleteOwnedInScope(scope: string, subject: Subject): Promise<number> {
     const ids: string[] = [];
     const filter = { must: [...(readFilter({ subject, ownerOnly: true }).must ?? []), match("scope", scope)] };
@@ -374,6 +379,10 @@ export class QdrantStore implements Store {
       .filter((r) => matches(attrsOf(r), query))
       .map((r) => ({ record: r, score: clampCosine(scores.get(r.id)!) }))
       .sort((x, y) => y.score - x.score || (x.record.id < y.record.id ? -1 : 1));
+  }
+
+  async neighbours(ids: readonly string[], k: number, query: RecordQuery): Promise<Map<string, Neighbour[]>> {
+    return nearestPoints(this.points, ids, k, query);
   }
 
   async termWeights(terms: readonly string[]): Promise<Map<string, number>> {
