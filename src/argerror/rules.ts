@@ -68,6 +68,13 @@ export const RULES = {
     hint: "conditional_required",
     tier: "cli",
   },
+  "purge-filter-requires-scope": {
+    sentence:
+      "the free-form filter path requires an explicit --scope or --all-scopes: category or tags always engage it, and older-than engages it when no class is selected",
+    fields: ["scope", "category", "tags", "older-than"],
+    hint: "conditional_required",
+    tier: "cli",
+  },
 } as const satisfies Record<string, { sentence: string; fields: readonly string[]; hint: Hint; tier: RuleTier }>;
 
 export type RuleTier = "core" | "cli";
