@@ -139,7 +139,7 @@ describe("the built engram bin", { timeout: 120_000 }, () => {
     const r = await traced(["mcp"], { env: { ENGRAM_DATA_DIR: join(tmp, "mcp-data") }, input: frames.map((f) => JSON.stringify(f)).join("\n") + "\n" });
     expect(r.code, r.stderr).toBe(EXIT.ok);
     const answers = r.stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l) as { id: number; result: { tools?: unknown[] } });
-    expect(answers.find((a) => a.id === 2)?.result.tools).toHaveLength(19);
+    expect(answers.find((a) => a.id === 2)?.result.tools).toHaveLength(20);
     expect(r.loaded.filter((u) => u.includes("@energetic-ai/") || u.includes("@tensorflow/"))).toEqual([]);
   });
 

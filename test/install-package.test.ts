@@ -35,7 +35,7 @@ async function registryReachable(): Promise<string | undefined> {
 describe("the installable package", () => {
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-  it("packs only what runs, installs globally, and the documented Claude Desktop config run from / lists 19 tools and stores in the per-user data directory", async (ctx) => {
+  it("packs only what runs, installs globally, and the documented Claude Desktop config run from / lists 20 tools and stores in the per-user data directory", async (ctx) => {
     const unreachable = await registryReachable();
     if (unreachable) ctx.skip(unreachable);
 
@@ -77,7 +77,7 @@ describe("the installable package", () => {
     try {
       const { tools } = await first.listTools();
       expect(tools.map((t) => t.name).sort()).toEqual([...TOOL_NAMES].sort());
-      expect(tools).toHaveLength(19);
+      expect(tools).toHaveLength(20);
       const stored = await first.callTool({
         name: "store_memory",
         arguments: { content: "Installed engram keeps memories under XDG_DATA_HOME", scope: "repo:install", source: "user-said", category: "convention" },

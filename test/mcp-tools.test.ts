@@ -48,8 +48,8 @@ describe("the advertised tool surface", () => {
     expect(tools.map((t) => t.name)).toEqual(TOOL_NAMES);
   });
 
-  it("has nineteen tools in the table", () => {
-    expect(TOOL_NAMES).toHaveLength(19);
+  it("has twenty tools in the table", () => {
+    expect(TOOL_NAMES).toHaveLength(20);
   });
 
   it("gives every tool the table's annotations with openWorldHint false", () => {
@@ -179,8 +179,8 @@ describe("docs/tools.md", () => {
       const { tools } = await mcp.client.listTools();
       const sections = docSections();
       const writeFields = tableAfter(DOC, "**Memory write fields**").rows;
-      const jsonType = (p: { type?: string; items?: { type?: string } }) =>
-        p.type === "array" ? (p.items?.type === "object" ? "citation[]" : `${p.items?.type}[]`) : p.type;
+      const jsonType = (p: { type?: string; items?: { type?: string; properties?: Record<string, unknown> } }) =>
+        p.type === "array" ? (p.items?.type === "object" ? (p.items.properties?.content ? "record[]" : "citation[]") : `${p.items?.type}[]`) : p.type;
       for (const t of tools) {
         const body = sections.get(t.name)!.body;
         const rows = [
@@ -188,7 +188,7 @@ describe("docs/tools.md", () => {
           ...(/^\| Argument \|/m.test(body) ? tableAfter(body, /^\| Argument \|/).rows : []),
         ];
         for (const [arg, type] of rows) {
-          const prop = (t.inputSchema.properties as Record<string, { type?: string; items?: { type?: string } }>)[arg!.replace(/`/g, "")]!;
+          const prop = (t.inputSchema.properties as Record<string, { type?: string; items?: { type?: string; properties?: Record<string, unknown> } }>)[arg!.replace(/`/g, "")]!;
           expect(type, `${t.name}.${arg}`).toBe(jsonType(prop));
         }
       }
@@ -208,6 +208,7 @@ describe("docs/tools.md", () => {
     expect(row("search_discovery", "k")).toContain(`default ${LANE_POLICY.mcp.discoveryK}, max ${max}`);
     expect(row("related_memories", "k")).toContain(`default ${DEFAULT_LIMITS.relatedDefaultK}, max ${max}`);
     expect(row("list_tags", "limit")).toContain(`default ${DEFAULT_LIMITS.listTagsDefaultLimit}, max ${max}`);
+    expect(row("store_memories", "memories")).toContain(`1 to ${DEFAULT_LIMITS.maxBatchRecords} records`);
     expect(row("store_discovery", "content")).toContain(`at most ${DEFAULT_LIMITS.maxDiscoveryContentBytes} bytes`);
     expect(row("store_discovery", "citations")).toContain(`1 to ${DEFAULT_LIMITS.maxCitations}`);
     expect(row("store_rule", "content")).toContain(`at most ${DEFAULT_LIMITS.maxRuleContentBytes} bytes`);
@@ -484,6 +485,9 @@ describe("rejections", () => {
     ["store_memory", memory({ tags: tags129 }), "field=tags hint=too_many: too many tags: 129 (max 128)"],
     ["store_memory", memory({ summary: "s".repeat(700) }), "field=summary hint=too_long: summary must be at most 512 bytes (got 700)"],
     ["store_memory", memory({ content: undefined }), "field=content hint=required: content is required"],
+    ["store_memories", {}, "field=memories hint=required: memories is required"],
+    ["store_memories", { memories: Array.from({ length: 257 }, () => memory()) }, "field=memories hint=out_of_range: memories exceeds the maximum of 256"],
+    ["store_memories", { memories: [memory(), "x"] }, "field=memories hint=format: memories must be a list of objects"],
     ["search_memory", { scope: "project:x" }, "field=query hint=required: query is required"],
     ["search_memory", { query: "q", scope: "project:x", k: 1001 }, "field=k hint=out_of_range: k exceeds the maximum of 1000"],
     ["search_memory", { query: "q" }, "field=scope,cross_spine hint=conditional_required: scope is required unless cross_spine is true"],

@@ -44,6 +44,7 @@ import {
 } from "../gen/engram/v1/engram_pb.js";
 import { citationsArg, count, coverageFields, opt, rfc3339Of, storeArgs, toPbHidden, toPbMemory } from "./convert.js";
 import { getMemoryResponse } from "./get-memory-response.js";
+import { storeMemoriesResponse } from "./store-memories-response.js";
 import { answersInBinary } from "./wire-format.js";
 import type { ArchiveRow, RelatedEdge } from "../core/index.js";
 import { toConnectError } from "./error-mapper.js";
@@ -149,6 +150,14 @@ export function engramServiceImpl(core: Core, log: Logger): ServiceImpl<typeof E
     storeMemory: guard("StoreMemory", async (req, ctx) => {
       const r = await core.storeMemory(requireSubject(ctx), storeArgs(req));
       return create(StoreMemoryResponseSchema, { id: r.id, shortId: r.short_id });
+    }),
+
+    storeMemories: guard("StoreMemories", async (req, ctx) => {
+      const outcomes = await core.storeMemories(requireSubject(ctx), {
+        memories: req.memories.map(storeArgs),
+        stop_at_first_error: req.stopAtFirstError,
+      } satisfies EveryArgOf<"storeMemories">);
+      return storeMemoriesResponse(outcomes, log);
     }),
 
     updateMemory: guard("UpdateMemory", async (req, ctx) => {

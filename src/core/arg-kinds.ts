@@ -7,7 +7,7 @@ import type { Citation } from "../model/record.js";
  * (MCP) gets its type errors here, named by field, instead of from a
  * schema library in front of the core.
  */
-export type ArgKind = "string" | "boolean" | "count" | "strings" | "citations";
+export type ArgKind = "string" | "boolean" | "count" | "strings" | "citations" | "records";
 
 /** One kind per field of T, in the order the fields are checked. */
 export type KindsOf<T> = { readonly [K in keyof T]-?: ArgKind };
@@ -66,6 +66,10 @@ function checkKind(field: string, kind: ArgKind, value: unknown): void {
       return;
     case "citations":
       checkCitationList(field, value);
+      return;
+    case "records":
+      // Each record's own fields are checked one by one, as its own call would be.
+      if (!Array.isArray(value) || !value.every(isPlainObject)) throw argError(field, "format", `${field} must be a list of objects`);
       return;
   }
 }

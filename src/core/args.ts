@@ -93,6 +93,13 @@ export type SupersedeArgs = StoreArgs & { supersedes?: string[]; validate_only?:
 
 export type BatchArgs = { ids?: string[] };
 
+/**
+ * A batch of store_memory records. Each entry is a record's arguments as the
+ * caller sent them (checked one by one); `stop_at_first_error` leaves every
+ * record after the first refused one unwritten.
+ */
+export type StoreBatchArgs = { memories?: Record<string, unknown>[]; stop_at_first_error?: boolean };
+
 export type RelatedArgs = { id?: string; k?: number; full?: boolean };
 
 export type ListTagsArgs = { scope?: string; limit?: number };

@@ -27,6 +27,8 @@ export type Limits = {
   ruleAdvisoryThreshold: number;
   /** Serialized bytes one read may return before it fails as response_too_large. */
   responseBudgetBytes: number;
+  /** Records in one StoreMemories call; more is refused as a whole (the body limit applies as well). */
+  maxBatchRecords: number;
 };
 
 export const DEFAULT_LIMITS: Limits = Object.freeze({
@@ -50,6 +52,7 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
   listTagsDefaultLimit: 100,
   ruleAdvisoryThreshold: 50,
   responseBudgetBytes: 4 * 1024 * 1024,
+  maxBatchRecords: 256,
 });
 
 export type Lane = "connect" | "mcp" | "cli";

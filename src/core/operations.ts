@@ -30,6 +30,8 @@ import { searchDiscoveries } from "./search-discoveries.js";
 import { searchMemories } from "./search-memories.js";
 import { setVisibility } from "./set-visibility.js";
 import { storeDiscovery } from "./store-discovery.js";
+import { STORE_KINDS } from "./store-kinds.js";
+import { storeMemories } from "./store-memories.js";
 import { storeMemory } from "./store-memory.js";
 import { storeRule } from "./store-rule.js";
 import { supersedeMemory } from "./supersede-memory.js";
@@ -68,20 +70,7 @@ function laned<A, R, const K extends KindsOf<A>>(
   return { form: "laned", kinds, paged: paging.paged, run };
 }
 
-const STORE = {
-  content: "string",
-  scope: "string",
-  source: "string",
-  category: "string",
-  tags: "strings",
-  repo: "string",
-  workspace: "string",
-  worktree: "string",
-  base_dir: "string",
-  summary: "string",
-  citations: "citations",
-  idempotency_key: "string",
-} as const;
+const STORE = STORE_KINDS;
 
 const RECALL_FILTERS = {
   scope: "string",
@@ -100,6 +89,7 @@ const BATCH = { ids: "strings" } as const;
 
 export const OPERATIONS = {
   storeMemory: plain(storeMemory, STORE),
+  storeMemories: plain(storeMemories, { memories: "records", stop_at_first_error: "boolean" }),
   scheduleMemory: plain(scheduleMemory, { ...STORE, not_before: "string", not_after: "string" }),
   getMemory: plain(getMemory, { id: "string" }),
   searchMemories: laned(searchMemories, { query: "string", k: "count", ...RECALL_FILTERS }),

@@ -34,9 +34,16 @@ export async function checkIdempotency(
 
 /** The record's vector, stamping the identity of the embedder that made it. */
 export async function embedRecord(deps: CoreDeps, rec: MemoryRecord): Promise<Float32Array> {
-  const [vector] = await deps.embedder.embedDocuments([embeddingText(rec.content, rec.tags)]);
-  rec.embedder_identity = identityKey(deps.embedder.identity);
+  const [vector] = await embedRecords(deps, [rec]);
   return vector!;
+}
+
+/** One embedder call for several records (one job on the worker pool), stamping each. */
+export async function embedRecords(deps: CoreDeps, recs: readonly MemoryRecord[]): Promise<Float32Array[]> {
+  const vectors = await deps.embedder.embedDocuments(recs.map((r) => embeddingText(r.content, r.tags)));
+  const identity = identityKey(deps.embedder.identity);
+  for (const r of recs) r.embedder_identity = identity;
+  return vectors;
 }
 
 /**

@@ -6,7 +6,8 @@
  * the core and turned into tool errors in mcp-server.ts.
  */
 import type { z } from "zod";
-import { RULES } from "../argerror/index.js";
+import { CONNECT_CODE_NAME, RULES } from "../argerror/index.js";
+import { classifyAndLog } from "../observe/index.js";
 import {
   DEFAULT_LIMITS,
   LANE_POLICY,
@@ -16,6 +17,7 @@ import {
   type MemoryView,
   type Core,
   type Coverage,
+  type StoreOutcome,
   type Subject,
 } from "../core/index.js";
 import {
@@ -34,6 +36,7 @@ import {
   setVisibilityShape,
   storeDiscoveryShape,
   storeRuleShape,
+  storeManyShape,
   storeShape,
   supersedeShape,
   updateShape,
@@ -84,6 +87,15 @@ function batchRows(rows: readonly ArchiveRow[]) {
   return rows.map((r) => (r.id === "" ? { requested: r.requested, outcome: r.outcome } : { ...r }));
 }
 
+/** A batch's outcomes as MCP shows them: {id, short_id}, or the error store_memory would have answered for that record alone. */
+function storeRows(outcomes: readonly StoreOutcome[], log: Core["deps"]["log"]) {
+  return outcomes.map((o) => {
+    if ("stored" in o) return { id: o.stored.id, short_id: o.stored.short_id };
+    const c = classifyAndLog(o.refused, log, "tool call", { tool: "store_memories" });
+    return { error: { code: CONNECT_CODE_NAME[c.code], message: c.message } };
+  });
+}
+
 const WINDOW_RULES = [
   RULES["schedule-window-at-least-one-bound"].sentence,
   RULES["window-not-before-before-not-after"].sentence,
@@ -105,6 +117,22 @@ export const TOOL_HANDLERS = {
     run: async ({ core, subject }, a) => {
       const r = await core.storeMemory(subject, a);
       return { text: `stored ${r.id}`, structured: { id: r.id, short_id: r.short_id } };
+    },
+  }),
+
+  store_memories: handler({
+    description:
+      "Save many durable memories in one call, as store_memory would save each (everything store_memory says applies to every record). " +
+      `memories lists 1 to ${DEFAULT_LIMITS.maxBatchRecords} records, each with store_memory's arguments; the call is rejected as a whole only ` +
+      "when the list itself is malformed or too long. Each record gets its own result, in the order sent: {id, short_id} when stored, or " +
+      "{error: {code, message}} with exactly what store_memory would answer for that record; a refused record does not stop the others " +
+      "unless stop_at_first_error is true, which writes nothing after it and ends the results there. An idempotency_key works per record. " +
+      "Returns {results: [...]}.",
+    input: storeManyShape,
+    run: async ({ core, subject }, a) => {
+      const results = storeRows(await core.storeMemories(subject, a), core.deps.log);
+      const stored = results.filter((r) => "id" in r).length;
+      return { text: `stored ${stored} of ${results.length}`, structured: { results } };
     },
   }),
 

@@ -55,6 +55,14 @@ export const storeShape = {
   idempotency_key: text("optional retry key: the same key with the same content returns the original id"),
 } satisfies ShapeFor<ArgsOf<"storeMemory">>;
 
+export const storeManyShape = {
+  memories: z
+    .array(z.object(storeShape))
+    .describe(`1 to ${DEFAULT_LIMITS.maxBatchRecords} records, each with store_memory's arguments`)
+    .optional(),
+  stop_at_first_error: flag("write nothing after the first refused record; results end with its error (default false)"),
+} satisfies ShapeFor<ArgsOf<"storeMemories">>;
+
 /** The recall-gate relaxations are operator knobs of Connect and the CLI; agents always recall through the gate. */
 type GateKnobs = "include_archived" | "include_superseded" | "include_scheduled";
 

@@ -11,6 +11,7 @@ import type { OperationName } from "../core/index.js";
  */
 export const TOOL_TABLE = {
   store_memory: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  store_memories: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   schedule_memory: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   search_memory: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
   list_memory: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
@@ -36,6 +37,7 @@ export type ToolName = keyof typeof TOOL_TABLE;
 /** The core operation each tool calls (its handler in handlers.ts, its input shape in shapes.ts). */
 export const TOOL_OPERATION = {
   store_memory: "storeMemory",
+  store_memories: "storeMemories",
   schedule_memory: "scheduleMemory",
   search_memory: "searchMemories",
   list_memory: "listMemories",
@@ -57,7 +59,7 @@ export const TOOL_OPERATION = {
 } as const satisfies Record<ToolName, OperationName>;
 
 /**
- * The operations no tool serves: the reference's 19 tools have none for the
+ * The operations no tool serves: the 20 tools have none for the
  * scope list or the store-wide schema report, which are read through
  * Connect, the CLI and the console.
  */

@@ -1,0 +1,101 @@
+import { argError, exceedsMaximum } from "../argerror/index.js";
+import type { MemoryRecord } from "../model/record.js";
+import type { Subject } from "../model/subject.js";
+import { checkArgKinds } from "./arg-kinds.js";
+import type { StoreArgs, StoreBatchArgs } from "./args.js";
+import type { CoreDeps } from "./deps.js";
+import type { Limits } from "./limits.js";
+import { STORE_KINDS } from "./store-kinds.js";
+import { prepareStore } from "./store-memory.js";
+import { rejectUnknownArguments } from "./unknown-arguments.js";
+import { createRecord, embedRecords, type WriteResult } from "./write-record.js";
+
+/** One record's outcome, in request order: stored (or replayed), or refused with what StoreMemory would have thrown. */
+export type StoreOutcome = { stored: WriteResult } | { refused: unknown };
+
+/**
+ * Records per embedder call: one job on the worker pool. Chosen by
+ * measurement (bench/rows/bulk-ingestion.ts): the local model's throughput
+ * stops growing past it, and a smaller job lets one-at-a-time stores
+ * waiting for the pool in between.
+ */
+export const EMBED_CHUNK = 32;
+
+/** The records a batch refuses as a whole: none, or more than the cap. */
+function checkRecordBatch(memories: readonly Record<string, unknown>[] | undefined, limits: Limits): readonly Record<string, unknown>[] {
+  if (!memories || memories.length === 0) throw argError("memories", "required", "memories is required");
+  if (memories.length > limits.maxBatchRecords) throw exceedsMaximum("memories", limits.maxBatchRecords);
+  return memories;
+}
+
+/**
+ * One record as store_memory takes its arguments: a JSON null is "not
+ * sent", an argument store_memory does not take is refused, then each
+ * argument's JSON type. On Connect every record already has exactly these
+ * fields, so only a lane forwarding caller JSON (MCP) can fail the first two.
+ */
+function recordArgs(raw: Record<string, unknown>): StoreArgs {
+  const args = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== null));
+  rejectUnknownArguments("store_memory", Object.keys(STORE_KINDS), args);
+  return checkArgKinds(STORE_KINDS, args as StoreArgs);
+}
+
+/** Lets requests that arrived meanwhile (a /healthz, another caller's read) run between two records. */
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * StoreMemory for many records. Each record goes through StoreMemory's own
+ * checks and idempotency lookup (prepareStore), so it is refused in the same
+ * words; a refused record does not refuse the others. The records that pass
+ * are embedded EMBED_CHUNK at a time, one embedder call each, and created
+ * one by one in request order, each keyed record under its own key.
+ *
+ * With `stop_at_first_error`, nothing after the first refused record is
+ * written and the outcomes end with its refusal.
+ */
+export async function storeMemories(deps: CoreDeps, subject: Subject, a: StoreBatchArgs): Promise<StoreOutcome[]> {
+  const memories = checkRecordBatch(a.memories, deps.limits);
+  const stop = a.stop_at_first_error === true;
+  const outcomes: StoreOutcome[] = [];
+  const toWrite: { at: number; record: MemoryRecord }[] = [];
+  let end = memories.length;
+  for (let at = 0; at < memories.length; at++) {
+    try {
+      const prepared = await prepareStore(deps, subject, recordArgs(memories[at]!));
+      if ("replay" in prepared) outcomes[at] = { stored: prepared.replay };
+      else toWrite.push({ at, record: prepared.record });
+    } catch (refused) {
+      outcomes[at] = { refused };
+      if (stop) {
+        end = at + 1;
+        break;
+      }
+    }
+  }
+
+  for (let i = 0; i < toWrite.length; i += EMBED_CHUNK) {
+    const chunk = toWrite.slice(i, i + EMBED_CHUNK);
+    let vectors: Float32Array[];
+    try {
+      vectors = await embedRecords(
+        deps,
+        chunk.map((w) => w.record),
+      );
+    } catch (refused) {
+      // Nothing of this chunk was written; with stop, its first record is where the batch ends.
+      for (const w of stop ? chunk.slice(0, 1) : chunk) outcomes[w.at] = { refused };
+      if (stop) return outcomes.slice(0, chunk[0]!.at + 1);
+      continue;
+    }
+    for (const [j, w] of chunk.entries()) {
+      await yieldToLoop();
+      try {
+        outcomes[w.at] = { stored: await createRecord(deps, w.record, vectors[j]!) };
+      } catch (refused) {
+        outcomes[w.at] = { refused };
+        if (stop) return outcomes.slice(0, w.at + 1);
+      }
+    }
+  }
+  return outcomes.slice(0, end);
+}
