@@ -70,6 +70,10 @@ export const BLAST_RADIUS: Readonly<Record<string, BlastRadius>> = {
   "spine-review verify": { read_only: true, destructive: false, idempotent: true, open_world: true },
   "spine-review archive": { read_only: false, destructive: false, idempotent: true, open_world: false },
   "spine-review restore": { read_only: false, destructive: false, idempotent: true, open_world: false },
+  // Lifecycle sweeps: purge and prune-expired delete records for good; a rerun finds nothing left to delete.
+  "spine-review purge": { read_only: false, destructive: true, idempotent: true, open_world: false },
+  "spine-review consolidate": READ,
+  "prune-expired": { read_only: false, destructive: true, idempotent: true, open_world: false },
 };
 
 export type CatalogFlag = { name: string; type: string; default: string | boolean | null; usage: string; env?: string };

@@ -7,6 +7,8 @@ import type { OutputMode } from "./client-flags.js";
 import { CliFailure, usageError } from "./failure.js";
 import { collectList } from "./list-values.js";
 import { addOutputFlag, addScopeFlags, asUsage, outputMode, SCOPE_ALL_SCOPES_EXCLUSIVE, writeDocument } from "./operator-common.js";
+import { registerSpineReviewConsolidate } from "./operator-consolidate.js";
+import { registerSpineReviewPurge } from "./operator-purge.js";
 import { withServingStore } from "./operator-store.js";
 import { table } from "./text.js";
 
@@ -178,4 +180,6 @@ export function registerOperatorSpineReview(program: Command): void {
       .option("--apply", "write: change the records instead of previewing");
     addOutputFlag(cmd).action(async (o: FlipFlags) => runFlip(o, archive));
   }
+  registerSpineReviewConsolidate(group);
+  registerSpineReviewPurge(group);
 }

@@ -1,0 +1,85 @@
+import { Option, type Command } from "commander";
+import type { ConsolidateReport } from "../operator/index.js";
+import type { OutputMode } from "./client-flags.js";
+import { ruleError } from "../argerror/index.js";
+import { usageError } from "./failure.js";
+import { addOutputFlag, addScopeFlags, addSweepTimeoutFlag, outputMode, parseSweepTimeout, SweepTimeoutError, writeDocument } from "./operator-common.js";
+import { loopHooks, scopeChoice, sweepTimedOut } from "./operator-lifecycle.js";
+import { progressMode } from "./operator-progress.js";
+import { withServingStore } from "./operator-store.js";
+import { table } from "./text.js";
+
+/**
+ * `engram spine-review consolidate`: ranked near-duplicate pairs among the
+ * records recall can see, from their stored vectors (src/operator/consolidate.ts).
+ * It never writes; the progress line counts the records compared.
+ */
+
+type ConsolidateFlags = { scope?: string; allScopes?: boolean; minScore?: string; topK?: string; output?: OutputMode; timeout?: string };
+
+const TOP_K_DEFAULT = 5;
+const TOP_K_MAX = 100;
+
+export function consolidateText(r: ConsolidateReport): string {
+  const foot = `records: ${r.records}  pairs: ${r.pairs}`;
+  if (r.results.length === 0) return `no near-duplicate pairs\n\n${foot}`;
+  return `${table(
+    ["SCORE", "A", "A_SCOPE", "B", "B_SCOPE"],
+    r.results.map((p) => [p.score.toFixed(4), p.a_short_id || p.a_id, p.a_scope, p.b_short_id || p.b_id, p.b_scope]),
+  )}\n\n${foot}`;
+}
+
+function topKOf(text: string | undefined): number {
+  if (text === undefined) return TOP_K_DEFAULT;
+  const t = text.trim();
+  const n = /^\d+$/.test(t) ? Number(t) : NaN;
+  if (!Number.isSafeInteger(n) || n < 1 || n > TOP_K_MAX) throw usageError(`--top-k must be an integer from 1 to ${TOP_K_MAX}`);
+  return n;
+}
+
+function minScoreOf(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const t = text.trim();
+  const n = /^[+-]?(\d+(\.\d*)?|\.\d+)$/.test(t) ? Number(t) : NaN;
+  if (!Number.isFinite(n) || n < -1 || n > 1) throw usageError("--min-score must be a number from -1 to 1 (a cosine)");
+  return n;
+}
+
+async function runConsolidate(o: ConsolidateFlags): Promise<void> {
+  const { scope, chosen } = scopeChoice(o);
+  if (!chosen) throw usageError(ruleError("sweep-scope-or-all-scopes-required").message);
+  const topK = topKOf(o.topK);
+  const minScore = minScoreOf(o.minScore);
+  const output = outputMode(o.output);
+  const timeoutMs = parseSweepTimeout(o.timeout);
+  const { consolidate } = await import("../operator/index.js");
+  const report = await withServingStore(async ({ store }) => {
+    const hooks = loopHooks("compared", progressMode(), timeoutMs);
+    try {
+      return await consolidate(store, { scope, topK, minScore, now: Math.floor(Date.now() / 1000), onProgress: hooks.onProgress });
+    } catch (err) {
+      if (err instanceof SweepTimeoutError) throw sweepTimedOut(o.timeout ?? "", `comparing ${hooks.done()} record(s); nothing was written`, "engram spine-review consolidate");
+      throw err;
+    } finally {
+      hooks.reporter.finish();
+    }
+  });
+  writeDocument(output, report, () => consolidateText(report));
+}
+
+export function registerSpineReviewConsolidate(group: Command): void {
+  const cmd = group
+    .command("consolidate")
+    .summary("rank near-duplicate record pairs by the cosine of their stored vectors (read-only)")
+    .description(
+      "Find near-duplicates among the records recall can see: each record's --top-k nearest by its stored vector, through the store's " +
+        "vector index (approximate on a large store, never every pair), each pair once, best first, with both records' scopes. " +
+        "Nothing is embedded and nothing is written; merge or archive what it finds yourself.",
+    );
+  addScopeFlags(cmd)
+    .addOption(new Option("--min-score <cosine>", "only pairs scoring at least this, from -1 to 1").default(undefined, "no filter"))
+    .addOption(new Option("--top-k <n>", `neighbours asked for per record, 1 to ${TOP_K_MAX}`).default(undefined, String(TOP_K_DEFAULT)));
+  addOutputFlag(cmd);
+  addSweepTimeoutFlag(cmd);
+  cmd.action(async (o: ConsolidateFlags) => runConsolidate(o));
+}

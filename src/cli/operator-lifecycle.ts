@@ -1,0 +1,64 @@
+import { Option, type Command } from "commander";
+import { argError, EXIT } from "../argerror/index.js";
+import { parseDurationMs } from "./duration.js";
+import { CliFailure, usageError } from "./failure.js";
+import { Deadline, failure, SCOPE_ALL_SCOPES_EXCLUSIVE, SweepTimeoutError } from "./operator-common.js";
+import { ProgressReporter, type ProgressMode } from "./operator-progress.js";
+
+/**
+ * What the lifecycle sweeps (`prune-expired`, `spine-review purge`,
+ * `spine-review consolidate`) share: the --older-than window, the optional
+ * scope choice, and the loop hooks that draw progress and enforce --timeout
+ * between committed batches.
+ */
+
+/** `--older-than <duration>`: the window before a record qualifies. */
+export function addOlderThanFlag(cmd: Command, description: string): Command {
+  return cmd.addOption(new Option("--older-than <duration>", description));
+}
+
+/**
+ * Whole seconds, rounded down; undefined when the flag was not given. `0`
+ * (or any zero duration) is accepted; a negative or malformed one is exit 2.
+ */
+export function parseOlderThan(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (/^\s*0\s*$/.test(text)) return 0;
+  const ms = parseDurationMs(text);
+  if (ms === undefined || ms < 0 || !Number.isFinite(ms)) throw usageError("--older-than must be a duration such as 90s, 30m or 2160h (90 days), or 0");
+  return Math.floor(ms / 1000);
+}
+
+/** `--scope` or `--all-scopes` when either is optional: undefined scope means every scope; `chosen` says whether one was named. */
+export function scopeChoice(o: { scope?: string; allScopes?: boolean }): { scope?: string; chosen: boolean } {
+  if (o.allScopes && o.scope !== undefined) {
+    throw usageError(argError(["scope", "all-scopes"], "mutually_exclusive", SCOPE_ALL_SCOPES_EXCLUSIVE).message);
+  }
+  if (o.allScopes) return { chosen: true };
+  if (o.scope !== undefined) return { scope: o.scope, chosen: true };
+  return { chosen: false };
+}
+
+/**
+ * The loop's callback: draws `verb done/total` on stderr and stops the run
+ * between batches once --timeout has run out (every committed batch stays).
+ */
+export function loopHooks(verb: string, mode: ProgressMode, timeoutMs: number) {
+  const reporter = new ProgressReporter(mode, verb);
+  const deadline = new Deadline(timeoutMs, verb);
+  let done = 0;
+  return {
+    reporter,
+    done: () => done,
+    onProgress: (d: number, total: number) => {
+      done = d;
+      reporter.update(d, total);
+      if (deadline.expired()) throw new SweepTimeoutError(verb);
+    },
+  };
+}
+
+/** Exit 6 after --timeout ran out: what stays done, and what to run to go on. */
+export function sweepTimedOut(timeout: string, what: string, rerun: string): CliFailure {
+  return failure(EXIT.timeout, `--timeout ${timeout} ran out after ${what}; run \`${rerun}\` again to continue`);
+}
