@@ -1,8 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { withContext } from "../src/core/rank-context.js";
 import { firstPass, withFeedback } from "../src/core/rank.js";
 import { deepFreeze } from "../src/model/deep-freeze.js";
 import type { ScoredRecord } from "../src/model/record.js";
 import { syntheticRecord } from "./helpers/synthetic-record.js";
+
+const at = (i: number, scope: string, score: number): ScoredRecord => ({ record: deepFreeze(syntheticRecord(i, { scope })), score });
 
 const hit = (i: number, content: string, score: number, extra: { summary?: string; tags?: string[] } = {}): ScoredRecord => ({
   record: deepFreeze(syntheticRecord(i, { content, ...extra })),
@@ -34,7 +37,7 @@ describe("the ranking", () => {
     for (let i = 1; i < ranked.length; i++) expect(ranked[i - 1]!.score).toBeGreaterThanOrEqual(ranked[i]!.score);
   });
 
-  it("takes feedback terms only from records holding a query term, and keeps k in descending score order", () => {
+  it("takes feedback terms only from records holding a query term, and keeps every candidate in descending score order", () => {
     const q = new Map([["vase", 2]]);
     const ranked = firstPass(["vase"], q, [
       hit(1, "weekly sync notes", 0.9),
@@ -43,10 +46,36 @@ describe("the ranking", () => {
       hit(4, "the cat sleeps all day", 0.2),
     ]);
     // "cat" comes back from the vase record; "weekly" and "sync" would have come from the two nearest, which hold no query term.
-    const fed = withFeedback(ranked, ["vase"], q, new Map([["cat", 1], ["weekli", 1], ["sync", 1], ["broke", 1]]), 3);
-    expect(fed.map((h) => h.record.id)).toEqual([syntheticRecord(3).id, syntheticRecord(1).id, syntheticRecord(2).id]);
-    const plain = withFeedback(ranked, ["vase"], q, new Map(), 4);
+    const fed = withFeedback(ranked, ["vase"], q, new Map([["cat", 1], ["weekli", 1], ["sync", 1], ["broke", 1]]));
+    expect(fed.map((h) => h.record.id)).toEqual([3, 1, 2, 4].map((i) => syntheticRecord(i).id));
+    const plain = withFeedback(ranked, ["vase"], q, new Map());
     expect(plain.map((h) => h.record.id)).toEqual(ranked.map((h) => h.record.id));
     expect(fed[0]!.score).toBeCloseTo(0.1 + 0.2 + 0.4 + 0.3, 10);
+  });
+
+  it("lifts a record whose storage neighbour in its scope ranks well, never one from another scope, and keeps k in descending score order", () => {
+    // Stored in the order of their numbers; 2 sits between the best match (1) and 3, and 11 is in another scope.
+    const ranked = [at(1, "s", 1.5), at(11, "o", 0.42), at(3, "s", 0.41), at(2, "s", 0.4), at(20, "s", 0)];
+    const lifted = withContext(ranked, 5, 4);
+    expect(lifted.map((h) => h.record.id)).toEqual([1, 2, 3, 11].map((i) => syntheticRecord(i).id));
+    // 2's better neighbour is 1, 1.5 above the weakest candidate; 11 has no neighbour in its scope.
+    expect(lifted[1]!.score).toBeCloseTo(0.4 + 0.4 * 1.5, 10);
+    expect(lifted[3]!.score).toBeCloseTo(0.42, 10);
+    for (let i = 1; i < lifted.length; i++) expect(lifted[i - 1]!.score).toBeGreaterThanOrEqual(lifted[i]!.score);
+  });
+
+  it("lets a candidate below the lifters neither lift nor stand between two neighbours, so a lane's tie cannot move the order", () => {
+    // 2, stored between 1 and 3, is the weakest: with two lifters, 3's neighbour is 1 and the floor is 3's own score.
+    const ranked = [at(1, "s", 1.5), at(3, "s", 0.5), at(9, "o", 0.45), at(2, "s", 0)];
+    const lifted = withContext(ranked, 2, 4);
+    expect(lifted.map((h) => [h.record.id, h.score])).toEqual([
+      [syntheticRecord(1).id, 1.5],
+      [syntheticRecord(3).id, 0.5 + 0.4 * 1.0],
+      [syntheticRecord(9).id, 0.45],
+      [syntheticRecord(2).id, 0 + 0.4 * 1.0],
+    ]);
+    // Without 2 among the candidates, 1 and 3 rank exactly as they did.
+    const without = withContext(ranked.filter((h) => h.record.id !== syntheticRecord(2).id), 2, 3);
+    expect(without.map((h) => h.score)).toEqual(lifted.slice(0, 3).map((h) => h.score));
   });
 });

@@ -67,9 +67,17 @@ describe("the embedded and the Qdrant store rank one fixture alike", () => {
     fake = await startQdrantFake({ warn: () => {} });
     dir = mkdtempSync(join(tmpdir(), "engram-parity-"));
     const stores: Store[] = [EmbeddedStore.open({ dataDir: dir, dim: DIM }), await QdrantStore.open({ url: fake.url, collection: QdrantStore.uniqueCollection("parity"), dim: DIM })];
-    sides = stores.map((store) => ({ store, core: createCore({ store, embedder: new FakeEmbedder(DIM), limits: DEFAULT_LIMITS, now: () => NOW, log: silentLogger }) }));
+    // Each side's clock moves a second per reading, so both stores hold the records in one storage order, as a real clock gives.
+    sides = stores.map((store) => {
+      let tick = 0;
+      const now = () => new Date(NOW.getTime() + 1000 * tick++);
+      return { store, core: createCore({ store, embedder: new FakeEmbedder(DIM), limits: DEFAULT_LIMITS, now, log: silentLogger }) };
+    });
     for (const { core } of sides) {
-      for (const r of records) await core.storeMemory(ANONYMOUS, { ...r, scope: "repo:parity", source: "user-said", category: "decision" });
+      // Idempotency keys give each record the same id in both stores: the same records, so ties may go by id alike.
+      for (const [i, r] of records.entries()) {
+        await core.storeMemory(ANONYMOUS, { ...r, scope: "repo:parity", source: "user-said", category: "decision", idempotency_key: `parity-${i}` });
+      }
     }
   }, 120_000);
 

@@ -1,12 +1,14 @@
 import type { ScoredRecord } from "../model/record.js";
 import type { Store } from "../store/index.js";
-import { feedbackCandidates, firstPass, withFeedback } from "./rank.js";
+import { withContext } from "./rank-context.js";
+import { candidateK, feedbackCandidates, firstPass, withFeedback } from "./rank.js";
 
 /**
  * Ranks one or more candidate lists of the same query (a search's visible
  * candidates, and the same with the gate lifted) and keeps k of each.
  * `weights` are the query terms' (looked up beside the candidates); every
- * list's feedback terms are then looked up together, in one call.
+ * list's feedback terms are then looked up together, in one call, and each
+ * list gets its storage neighbours' lift last.
  */
 export async function rankRecall<L extends readonly (readonly ScoredRecord[])[]>(
   store: Store,
@@ -18,5 +20,5 @@ export async function rankRecall<L extends readonly (readonly ScoredRecord[])[]>
   const first = lists.map((hits) => firstPass(terms, weights, hits));
   const extra = [...new Set(first.flatMap((ranked) => feedbackCandidates(ranked, terms, weights)))];
   const more = extra.length === 0 ? new Map<string, number>() : await store.termWeights(extra);
-  return first.map((ranked) => withFeedback(ranked, terms, weights, more, k)) as { [I in keyof L]: ScoredRecord[] };
+  return first.map((ranked) => withContext(withFeedback(ranked, terms, weights, more), candidateK(k), k)) as { [I in keyof L]: ScoredRecord[] };
 }

@@ -28,6 +28,12 @@ export const RANKING = Object.freeze({
   feedbackTerms: 10,
   /** ...and the weight of the share of their total term weight a record holds. */
   feedback: 0.3,
+  /**
+   * Weight of the storage neighbours' lift: how far the better of a
+   * candidate's neighbours (the best candidates stored nearest before and
+   * after it in its scope) stands above the weakest of those best.
+   */
+  context: 0.4,
 });
 
 /** Candidates fetched per lane before ranking: four times k, at least 32, at most 100 (never below k). */
@@ -55,7 +61,7 @@ function termCounts(record: MemoryRecord): TermCounts {
   return counts;
 }
 
-const byScore = (x: ScoredRecord, y: ScoredRecord) => y.score - x.score || (x.record.id < y.record.id ? -1 : x.record.id > y.record.id ? 1 : 0);
+export const byScore = (x: ScoredRecord, y: ScoredRecord) => y.score - x.score || (x.record.id < y.record.id ? -1 : x.record.id > y.record.id ? 1 : 0);
 
 /** The share of the terms' total weight found in a record: 0 when none of them has a weight. */
 function coverage(record: MemoryRecord, terms: readonly string[], weights: ReadonlyMap<string, number>): number {
@@ -134,16 +140,13 @@ export function feedbackCandidates(ranked: readonly ScoredRecord[], terms: reado
 /**
  * The second pass: the feedback terms (frequency among the feedback records
  * times weight, the top ten; `weights` are theirs) add 0.3 times the share of their total weight
- * a candidate holds; then best first, ties by id, k kept. The score returned
- * is the one the order follows, in [-1, 1.9], comparable within one answer
- * only.
+ * a candidate holds; every candidate kept, best first, ties by id.
  */
 export function withFeedback(
   ranked: readonly ScoredRecord[],
   terms: readonly string[],
   queryWeights: ReadonlyMap<string, number>,
   weights: ReadonlyMap<string, number>,
-  k: number,
 ): ScoredRecord[] {
   const feedback = feedbackCounts(ranked, terms, queryWeights)
     .slice(0, RANKING.feedbackLookups)
@@ -152,9 +155,8 @@ export function withFeedback(
     .sort((x, y) => y.v - x.v)
     .slice(0, RANKING.feedbackTerms)
     .map((x) => x.t);
-  if (feedback.length === 0) return ranked.slice(0, k);
+  if (feedback.length === 0) return [...ranked];
   return ranked
     .map((h) => ({ record: h.record, score: h.score + RANKING.feedback * coverage(h.record, feedback, weights) }))
-    .sort(byScore)
-    .slice(0, k);
+    .sort(byScore);
 }

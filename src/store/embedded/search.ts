@@ -80,7 +80,7 @@ export class Search {
 
   /**
    * Records holding any of the query's selective terms, best first: by the
-   * summed weight (term-weight.ts) of the terms each holds, then by rid,
+   * summed weight (term-weight.ts) of the terms each holds, then by id,
    * which is how Qdrant ranks a sparse vector of ones under its `idf`
    * modifier. Each term's posting list is read whole (short by
    * construction, the terms being rare). Returns at most `want` records,
@@ -96,10 +96,19 @@ export class Search {
       const idf = termWeight(total, n);
       for (const rid of postings.all(`"${t}"`) as number[]) if (pool === undefined || pool.has(rid)) weight.set(rid, (weight.get(rid) ?? 0) + idf);
     }
-    // Highest weight first, ties by rid: the filter is asked only about rows that could still make the cut.
+    // Highest weight first: the filter is asked only about rows that could still make the cut.
     const top = new TopK(want);
     for (const [rid, w] of weight) if (top.wouldTake(rid, w) && admit(rid)) top.offer(rid, w);
-    return top.drain().map((h) => h.key);
+    const kept = top.drain();
+    if (kept.length < want) return kept.map((h) => h.key);
+    // The records tied at the cut are chosen by id, as Qdrant's ranking picks among equal scores,
+    // so both stores hand the core the same candidates.
+    const cut = kept[kept.length - 1]!.score;
+    const above = kept.filter((h) => h.score > cut).map((h) => h.key);
+    const tied: { rid: number; id: string }[] = [];
+    for (const [rid, w] of weight) if (w === cut && admit(rid)) tied.push({ rid, id: this.m.attrs.get(rid)!.id });
+    tied.sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+    return [...above, ...tied.slice(0, want - above.length).map((t) => t.rid)];
   }
 
   /**
