@@ -22,11 +22,12 @@ describe("docs/architecture.md: deliberate deviations from the reference", () =>
     expect(DOC).toContain("\n## Deliberate deviations from the reference\n");
   });
 
-  it("counts the RPCs the proto defines, and names the two the reference lacks", () => {
+  it("counts the RPCs the proto defines, and names the three the reference lacks", () => {
     const methods = EngramService.methods.map((m) => m.name);
     expect(SECTION).toContain(`**${methods.length} RPCs, not 19.**`);
-    expect(methods.slice(-2)).toEqual(["StoreRule", "DeleteAll"]);
+    expect(methods.slice(-3)).toEqual(["StoreRule", "DeleteAll", "StoreMemories"]);
     expect(SECTION).toContain("adds `StoreRule` and `DeleteAll`");
+    expect(SECTION).toContain("and then `StoreMemories`");
   });
 
   it("names the current schema version", () => {
