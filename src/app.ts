@@ -1,6 +1,6 @@
 import { connectNodeHandler, maxRequestBytesFromEnv } from "./connect/index.js";
 import { createCore, limitsFromEnv, type Core, type CoreDeps, type Logger } from "./core/index.js";
-import { loadTokenAuth, stdioSubject, type Authenticator } from "./auth/index.js";
+import { loadAuthenticator, protectedResourceFromEnv, stdioSubject, type Authenticator } from "./auth/index.js";
 import { checkEmbedderIdentity, embedderFromEnv, identityKey, type Embedder } from "./embed/index.js";
 import { allowedOriginsFromEnv, requestTimeoutFromEnv, startServer, type Handler, type RunningServer } from "./server.js";
 import { EmbeddedStore, StoreOpenError } from "./store/embedded/index.js";
@@ -65,7 +65,7 @@ export async function openEngram(opts: { env?: NodeJS.ProcessEnv; log?: Logger; 
   const env = opts.env ?? process.env;
   const log = opts.log ?? stderrLogger();
   const limits = limitsFromEnv(env);
-  const auth = loadTokenAuth(env);
+  const auth = loadAuthenticator(env, (msg, fields) => log.warn(msg, fields));
   const embedder = opts.embedder ?? embedderFromEnv(env);
   let store = opts.store;
   if (store === undefined) {
@@ -104,7 +104,9 @@ export async function serve(opts: ServeOptions = {}): Promise<{ server: RunningS
   const log = opts.log ?? stderrLogger();
   const engram = await openEngram({ ...opts, env, log });
   if (engram.auth.anonymous) {
-    log.warn("no bearer tokens configured: running ANONYMOUS, every caller shares owner \"\"; set ENGRAM_AUTH_TOKENS or ENGRAM_AUTH_TOKENS_FILE");
+    log.warn("no bearer tokens configured: running ANONYMOUS, every caller shares owner \"\"; set ENGRAM_AUTH_TOKENS or ENGRAM_AUTH_TOKENS_FILE, or ENGRAM_OIDC_ISSUER");
+  } else {
+    log.info("bearer lanes", { lanes: [...engram.auth.lanes] });
   }
   const deps = engram.deps;
   const metrics = createMetrics({
@@ -120,6 +122,8 @@ export async function serve(opts: ServeOptions = {}): Promise<{ server: RunningS
     mcp: mcpHttpHandler(engram.core, observe),
     metrics: metrics.render,
     auth: engram.auth,
+    protectedResource: protectedResourceFromEnv(env),
+    onUnauthenticated: metrics.unauthenticated,
     allowedOrigins: allowedOriginsFromEnv(env),
     requestTimeoutMs: requestTimeoutFromEnv(env),
     log: (line) => log.info(String(line.msg ?? "server"), line),

@@ -16,11 +16,19 @@
  * Routes, identical for both protocols:
  *   GET|HEAD /healthz   → 200 {"status":"ok"} (liveness: the process answers)
  *   GET|HEAD /readyz    → 200 {"status":"ready"}, or 503 {"status":"not_ready","waiting":[…]}
+ *   GET /.well-known/oauth-protected-resource[/<resource path>] → RFC 9728 metadata (when configured)
  *   GET /metrics        → bearer check, then the Prometheus text (when `metrics` is given)
  *   <mcpPath>           → bearer check, then the MCP handler
  *   GET|HEAD / and /ui  → 302 to /ui/, the operator console (static files, see src/ui)
  *   GET|HEAD /ui/…      → the console's built files
- *   everything else     → the Connect handler (which answers 404 itself)
+ *   everything else     → bearer check, then the Connect handler (which answers 404 itself, and
+ *                         refuses an unadmitted caller in the caller's protocol)
+ *
+ * The bearer check runs here, once per request, because it may wait on the
+ * network (an issuer's keys); the answer stays with the request (src/auth's
+ * admitRequest) for the Connect and MCP handlers. Every refusal carries
+ * `WWW-Authenticate` with the failure class and, when configured, the
+ * protected-resource document's URL.
  */
 import http from "node:http";
 import type { ServerResponse } from "node:http";
@@ -28,7 +36,17 @@ import http2 from "node:http2";
 import type { Http2ServerRequest, ServerHttp2Session } from "node:http2";
 import net from "node:net";
 
-import { admitRequest, authenticateRequest, type Authenticator } from "./auth/index.js";
+import {
+  admitRequest,
+  authenticateRequest,
+  bearerChallenge,
+  unauthenticatedMessage,
+  type AuthFailure,
+  type AuthLane,
+  type AuthResult,
+  type Authenticator,
+  type ProtectedResource,
+} from "./auth/index.js";
 import type { AnyRequest, AnyResponse, Handler } from "./node-http.js";
 import { defaultConsoleDir, isConsolePath, serveConsole } from "./ui/console-route.js";
 
@@ -43,8 +61,12 @@ export type ServerOptions = {
   mcp?: Handler;
   /** Default "/mcp". */
   mcpPath?: string;
-  /** Guards the MCP route: 401 when auth is on and the bearer is missing or wrong. */
+  /** Guards the MCP, Connect and /metrics routes: 401 when auth is on and the bearer is missing or wrong. */
   auth: Authenticator;
+  /** RFC 9728: the document served at its well-known paths, and the URL every 401 points at. */
+  protectedResource?: ProtectedResource;
+  /** Told the lane and failure class of every refused credential (the /metrics counter); never the credential. */
+  onUnauthenticated?: (lane: AuthLane, failure: AuthFailure) => void;
   /** Structured log sink. */
   log: (line: Record<string, unknown>) => void;
   /**
@@ -261,6 +283,33 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const inflight = new Map<net.Socket, number>();
   const sessions = new Set<ServerHttp2Session>();
 
+  const resourcePaths = new Set(opts.protectedResource?.document ? opts.protectedResource.paths : []);
+
+  /** The 401 of the routes the listener answers itself (MCP, /metrics). */
+  const unauthorized = (res: AnyResponse, failure: AuthFailure): void => {
+    const message = unauthenticatedMessage(auth.lanes, failure);
+    const body = message === unauthenticatedMessage([], failure) ? { error: "unauthorized" } : { error: "unauthorized", message };
+    sendJson(res, 401, body, { "www-authenticate": bearerChallenge(failure, opts.protectedResource?.metadataUrl) });
+  };
+
+  /**
+   * Resolves the caller, keeps the answer with the request, counts a refusal,
+   * then goes on. The check never throws; a handler that does is answered 500.
+   */
+  const checked = (req: AnyRequest, res: AnyResponse, path: string, next: (answer: AuthResult) => void): void => {
+    authenticateRequest(auth, req)
+      .then((answer) => {
+        admitRequest(req, answer);
+        if (!answer.ok) opts.onUnauthenticated?.(answer.lane, answer.failure);
+        next(answer);
+      })
+      .catch((err: unknown) => {
+        log({ level: "error", msg: "request handler threw", path, error: err instanceof Error ? err.name : "unknown" });
+        if (!res.headersSent) sendJson(res, 500, { error: "internal error" });
+        else res.destroy();
+      });
+  };
+
   const route = (req: AnyRequest, res: AnyResponse): void => {
     const path = pathOf(req.url);
     try {
@@ -281,48 +330,61 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         else sendJson(res, 503, { status: "not_ready", waiting: [...waiting] });
         return;
       }
+      if (resourcePaths.has(path) && (req.method === "GET" || req.method === "HEAD")) {
+        sendJson(res, 200, opts.protectedResource!.document, { "cache-control": "max-age=300" });
+        return;
+      }
       if (opts.metrics && path === "/metrics" && (req.method === "GET" || req.method === "HEAD")) {
-        if (authenticateRequest(auth, req) === undefined) {
-          sendJson(res, 401, { error: "unauthorized" }, { "www-authenticate": 'Bearer realm="engram"' });
-          return;
-        }
-        opts.metrics().then(
-          ({ contentType, body }) => {
-            (res as ServerResponse).writeHead(200, { "content-type": contentType, "content-length": String(Buffer.byteLength(body)) });
-            if (req.method === "HEAD") res.end();
-            else res.end(body);
-          },
-          (err: unknown) => {
-            log({ level: "error", msg: "metrics collection failed", error: err instanceof Error ? err.name : "unknown" });
-            if (!res.headersSent) sendJson(res, 500, { error: "internal error" });
-          },
-        );
+        const metrics = opts.metrics;
+        checked(req, res, path, (answer) => {
+          if (!answer.ok) {
+            unauthorized(res, answer.failure);
+            return;
+          }
+          metrics().then(
+            ({ contentType, body }) => {
+              (res as ServerResponse).writeHead(200, { "content-type": contentType, "content-length": String(Buffer.byteLength(body)) });
+              if (req.method === "HEAD") res.end();
+              else res.end(body);
+            },
+            (err: unknown) => {
+              log({ level: "error", msg: "metrics collection failed", error: err instanceof Error ? err.name : "unknown" });
+              if (!res.headersSent) sendJson(res, 500, { error: "internal error" });
+            },
+          );
+        });
         return;
       }
       if (opts.mcp && path === mcpPath) {
-        // Admitted, the subject stays with the request for the MCP handler (src/auth's subjectOf).
-        if (admitRequest(auth, req) === undefined) {
-          log({ level: "warn", msg: "mcp request rejected: missing or invalid bearer token", path });
+        const mcp = opts.mcp;
+        checked(req, res, path, (answer) => {
+          if (answer.ok) {
+            mcp(req, res);
+            return;
+          }
+          log({ level: "warn", msg: "mcp request rejected: missing or invalid bearer token", path, lane: answer.lane, failure: answer.failure });
           // Read the unread request body first: answering an HTTP/2 stream
           // whose body is still arriving resets it, and the client sees a
           // framing error instead of the 401.
-          const reject = () => sendJson(res, 401, { error: "unauthorized" }, { "www-authenticate": 'Bearer realm="engram"' });
+          const reject = () => unauthorized(res, answer.failure);
           if (req.readableEnded) reject();
           else {
             req.once("end", reject);
             req.once("error", reject);
             req.resume();
           }
-          return;
-        }
-        opts.mcp(req, res);
+        });
         return;
       }
       if (isConsolePath(path)) {
         serveConsole(opts.consoleDir ?? defaultConsoleDir(), req.method, path, res as ServerResponse);
         return;
       }
-      opts.connect(req, res);
+      checked(req, res, path, (answer) => {
+        // The Connect handler refuses an unadmitted caller itself, in the caller's protocol.
+        if (!answer.ok) res.setHeader("www-authenticate", bearerChallenge(answer.failure, opts.protectedResource?.metadataUrl));
+        opts.connect(req, res);
+      });
     } catch (err) {
       log({ level: "error", msg: "request handler threw", path, error: err instanceof Error ? err.message : String(err) });
       if (!res.headersSent) {

@@ -146,8 +146,8 @@ describe("the check itself", () => {
     const core = filesOf("core").flatMap((f) => importsOf(f).filter((s) => s.startsWith(".")).map((s) => moduleOf(targetOf(f, s)!)));
     expect(core).toContain("model");
     expect(core).toContain("store");
-    // cli/server-config.ts loads the token lane with import(); core/index.ts re-exports with `export … from`.
-    expect(importsOf(join(SRC, "cli/server-config.ts"))).toContain("../auth/static-tokens.js");
+    // cli/server-config.ts loads the bearer lanes with import(); core/index.ts re-exports with `export … from`.
+    expect(importsOf(join(SRC, "cli/server-config.ts"))).toContain("../auth/index.js");
     expect(importsOf(join(SRC, "core/index.ts"))).toContain("./operations.js");
   });
 });

@@ -1,6 +1,15 @@
 export type { Authenticator } from "./authenticator.js";
+export { AUTH_FAILURES, AUTH_LANES, admitted, refused } from "./auth-result.js";
+export type { AuthFailure, AuthLane, AuthResult } from "./auth-result.js";
+export { OIDC_AUDIENCE_ENV, OIDC_ISSUER_ENV, SERVICE_OIDC_AUDIENCE_ENV, SERVICE_OIDC_ISSUER_ENV, loadAuthenticator, oidcIssuers } from "./auth-config.js";
+export { BearerRouter, isJwtShaped } from "./bearer-router.js";
 export { BEARER_TOKEN_FORBIDDEN, bearerTokenUnsendable } from "./bearer-token.js";
-export { AUTH_TOKENS_ENV, AUTH_TOKENS_FILE_ENV, TokenAuth, loadTokenAuth, parseTokenSpec } from "./static-tokens.js";
-export { admitRequest, authenticateRequest, subjectOf } from "./request-subject.js";
+export { bearerChallenge, unauthenticatedMessage } from "./challenge.js";
+export { CLOCK_SKEW_SECONDS, OidcVerifier } from "./oidc-verifier.js";
+export { DEFAULT_OWNER_CLAIMS, DEFAULT_SERVICE_OWNER_CLAIMS, OWNER_CLAIM_ENV, SERVICE_OWNER_CLAIMS_ENV, namespacedOwner, ownerFromClaims } from "./owner-claim.js";
+export { MCP_RESOURCE_URL_ENV, PROTECTED_RESOURCE_PATH, RESOURCE_METADATA_ENV, protectedResourceFromEnv } from "./protected-resource.js";
+export type { ProtectedResource, ProtectedResourceDocument } from "./protected-resource.js";
+export { AUTH_TOKENS_ENV, AUTH_TOKENS_FILE_ENV, SERVICE_STATIC_TOKENS_ENV, TokenAuth, loadTokenAuth, parseTokenSpec } from "./static-tokens.js";
+export { admissionOf, admitRequest, authenticateRequest, subjectOf } from "./request-subject.js";
 export type { HeaderSource } from "./request-subject.js";
 export { MCP_OWNER_ENV, stdioSubject } from "./stdio-subject.js";

@@ -1,4 +1,5 @@
 import type { Subject } from "../model/subject.js";
+import { refused, type AuthResult } from "./auth-result.js";
 import type { Authenticator } from "./authenticator.js";
 
 /** The part of a Node request (HTTP/1.1 or HTTP/2) the bearer check reads. */
@@ -11,36 +12,42 @@ export type HeaderSource = { headers: Record<string, string | string[] | undefin
  * in anonymous mode too, because a client that sends two does not know which
  * identity it is using.
  */
-export function authenticateRequest(auth: Authenticator, req: HeaderSource): Subject | undefined {
+export async function authenticateRequest(auth: Authenticator, req: HeaderSource): Promise<AuthResult> {
   let seen = 0;
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     if (req.rawHeaders[i]!.toLowerCase() === "authorization") seen++;
   }
-  if (seen > 1) return undefined;
+  if (seen > 1) return refused("none", "invalid");
   const h = req.headers["authorization"];
-  if (Array.isArray(h)) return h.length > 1 ? undefined : auth.authenticate(h[0]);
-  return auth.authenticate(h);
+  if (Array.isArray(h)) return h.length > 1 ? refused("none", "invalid") : auth.resolve(h[0]);
+  return auth.resolve(h);
 }
 
 /**
  * Keyed by the request object itself, so an answer lives exactly as long as
- * its request and no handler can read another request's subject.
+ * its request and no handler can read another request's answer.
  */
-const admitted = new WeakMap<object, Subject>();
+const answers = new WeakMap<object, AuthResult>();
 
 /**
- * Authenticates a request and keeps the answer with it, for a handler the
- * listener passes the request on to (the MCP handler), which reads it with
- * `subjectOf` instead of checking the token again. Connect asks
- * `authenticateRequest` itself and carries the answer in its handler context.
+ * Keeps the listener's answer with the request, for the handler it passes
+ * the request on to (Connect, MCP), which reads it with `admissionOf` or
+ * `subjectOf` instead of checking the credential again: the check may need
+ * the network (an issuer's keys), and a handler's context is built
+ * synchronously.
  */
-export function admitRequest(auth: Authenticator, req: HeaderSource): Subject | undefined {
-  const subject = authenticateRequest(auth, req);
-  if (subject !== undefined) admitted.set(req, subject);
-  return subject;
+export function admitRequest(req: object, answer: AuthResult): AuthResult {
+  answers.set(req, answer);
+  return answer;
 }
 
-/** The subject `admitRequest` found for this request; undefined when it found none or never ran. */
+/** What the listener decided for this request; undefined when it never decided. */
+export function admissionOf(req: object): AuthResult | undefined {
+  return answers.get(req);
+}
+
+/** The subject the listener admitted for this request; undefined when it admitted none or never ran. */
 export function subjectOf(req: object): Subject | undefined {
-  return admitted.get(req);
+  const a = answers.get(req);
+  return a?.ok ? a.subject : undefined;
 }

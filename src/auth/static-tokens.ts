@@ -16,11 +16,14 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { readFileSync } from "node:fs";
 
 import { ANONYMOUS, ownerSubject, type Subject } from "../model/subject.js";
+import { admitted, refused, type AuthLane, type AuthResult } from "./auth-result.js";
 import type { Authenticator } from "./authenticator.js";
 import { BEARER_TOKEN_FORBIDDEN } from "./bearer-token.js";
 
 export const AUTH_TOKENS_ENV = "ENGRAM_AUTH_TOKENS";
 export const AUTH_TOKENS_FILE_ENV = "ENGRAM_AUTH_TOKENS_FILE";
+/** The original's name for the same `owner=token` list; both may be set and are merged. */
+export const SERVICE_STATIC_TOKENS_ENV = "ENGRAM_SERVICE_AUTH_STATIC_TOKENS";
 
 /** Owners are record keys and log fields: keep them printable and whitespace-free. */
 const OWNER_FORBIDDEN = /[\s\u0000-\u001f\u007f=]/;
@@ -124,6 +127,18 @@ export class TokenAuth implements Authenticator {
     return this.#credentials.length === 0;
   }
 
+  get lanes(): readonly AuthLane[] {
+    return this.anonymous ? [] : ["static"];
+  }
+
+  /** The static lane as the listener asks it; `authenticate` is the same check, synchronous. */
+  async resolve(authorizationHeader: string | undefined | null): Promise<AuthResult> {
+    if (this.anonymous) return admitted(ANONYMOUS, "none");
+    if (typeof authorizationHeader !== "string" || authorizationHeader.trim() === "") return refused("none", "missing");
+    const subject = this.authenticate(authorizationHeader);
+    return subject === undefined ? refused("static", "invalid") : admitted(subject, "static");
+  }
+
   /** Number of configured tokens (safe to log). */
   get tokenCount(): number {
     return this.#credentials.length;
@@ -169,8 +184,9 @@ export class TokenAuth implements Authenticator {
 }
 
 /**
- * Builds the server's `TokenAuth` from `ENGRAM_AUTH_TOKENS` and/or
- * `ENGRAM_AUTH_TOKENS_FILE`; both may be set and are merged. An empty or
+ * Builds the server's `TokenAuth` from `ENGRAM_AUTH_TOKENS`,
+ * `ENGRAM_SERVICE_AUTH_STATIC_TOKENS` and/or `ENGRAM_AUTH_TOKENS_FILE`; any of
+ * them may be set and they are merged. An empty or
  * unset `ENGRAM_AUTH_TOKENS` contributes nothing. A token file that is set
  * but holds no entries is refused (fail closed: an operator who points at a
  * token file expects auth to be on).
@@ -178,9 +194,11 @@ export class TokenAuth implements Authenticator {
 export function loadTokenAuth(env: NodeJS.ProcessEnv = process.env): TokenAuth {
   const merged = new Map<string, string>();
 
-  const inline = env[AUTH_TOKENS_ENV];
-  if (inline !== undefined && inline.trim() !== "") {
-    mergeEntries(merged, parseEntries(inline, { source: AUTH_TOKENS_ENV }), AUTH_TOKENS_ENV);
+  for (const name of [AUTH_TOKENS_ENV, SERVICE_STATIC_TOKENS_ENV]) {
+    const inline = env[name];
+    if (inline !== undefined && inline.trim() !== "") {
+      mergeEntries(merged, parseEntries(inline, { source: name }), name);
+    }
   }
 
   const file = env[AUTH_TOKENS_FILE_ENV];

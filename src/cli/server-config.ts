@@ -7,15 +7,16 @@ import { usageError } from "./failure.js";
  * failure later on stays 1: the configuration was valid, the machine said no.
  */
 export async function checkServerConfig(env: NodeJS.ProcessEnv, listenAddr?: string): Promise<void> {
-  const [{ limitsFromEnv }, { loadTokenAuth }, { embedderFromEnv }, server] = await Promise.all([
+  const [{ limitsFromEnv }, { loadAuthenticator, protectedResourceFromEnv }, { embedderFromEnv }, server] = await Promise.all([
     import("../core/limits.js"),
-    import("../auth/static-tokens.js"),
+    import("../auth/index.js"),
     import("../embed/config.js"),
     listenAddr === undefined ? undefined : import("../server.js"),
   ]);
   try {
     limitsFromEnv(env);
-    loadTokenAuth(env);
+    loadAuthenticator(env);
+    protectedResourceFromEnv(env);
     embedderFromEnv(env);
     if (server && listenAddr !== undefined) server.parseListenAddr(listenAddr);
   } catch (err) {

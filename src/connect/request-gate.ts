@@ -105,7 +105,7 @@ export function gateHandler(
 
   const handle = async (req: UniversalServerRequest, node?: Readable): Promise<UniversalServerResponse> => {
     const wire = wireOf(req.header.get("content-type"));
-    if (req.contextValues === undefined || resolvedSubject(req.contextValues) === undefined) return refuse(req, wire, unauthenticated());
+    if (req.contextValues === undefined || resolvedSubject(req.contextValues) === undefined) return refuse(req, wire, unauthenticated(req.contextValues));
     if (!wire || req.method !== "POST" || node === undefined) {
       // The library answers 415 / 405 for these without reading a byte.
       return inner({ ...req, header: forwardHeaders(req, undefined, undefined), body: createAsyncIterable([]) });

@@ -23,6 +23,8 @@ const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.
 export type Metrics = {
   /** Counts and times one finished request. */
   observe: RequestObserver;
+  /** Counts one refused credential by the lane it was routed to and its failure class (src/auth's words). */
+  unauthenticated(lane: string, failureClass: string): void;
   /** The Prometheus text exposition. */
   render(): Promise<{ contentType: string; body: string }>;
 };
@@ -46,6 +48,12 @@ export function createMetrics(sources: MetricSources = {}): Metrics {
     help: "Time from the request's arrival to its answer, by lane and procedure or tool.",
     labelNames: ["lane", "procedure"] as const,
     buckets: DURATION_BUCKETS,
+    registers: [registry],
+  });
+  const refusals = new Counter({
+    name: "engram_unauthenticated_total",
+    help: "Requests refused as unauthenticated (401), by lane (oidc, service, static, cookie, none) and class (missing, invalid, expired, wrong_audience, unknown_issuer).",
+    labelNames: ["lane", "class"] as const,
     registers: [registry],
   });
   new Gauge({
@@ -88,6 +96,7 @@ export function createMetrics(sources: MetricSources = {}): Metrics {
       requests.inc({ lane: o.lane, procedure: o.procedure, code: codeLabel(o.code) });
       duration.observe({ lane: o.lane, procedure: o.procedure }, o.durationMs / 1000);
     },
+    unauthenticated: (lane, failureClass) => refusals.inc({ lane, class: failureClass }),
     render: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
   };
 }

@@ -32,13 +32,13 @@ export type TestServer = {
  * the store this run tests (test/helpers/test-store.ts): the embedded file,
  * or a fresh collection on the Qdrant fake.
  */
-export async function startTestServer(opts: { env?: Record<string, string>; embedder?: Embedder } = {}): Promise<TestServer> {
+export async function startTestServer(opts: { env?: Record<string, string>; embedder?: Embedder; listenAddr?: string } = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), "engram-test-"));
   const embedder = opts.embedder ?? new FakeEmbedder(64);
   const { store, env: storeEnv } = await openTestStore({ dataDir, dim: embedder.identity.dim, env: opts.env });
   const log = captureLog();
   const running = await serve({
-    listenAddr: "127.0.0.1:0",
+    listenAddr: opts.listenAddr ?? "127.0.0.1:0",
     env: { ...storeEnv, ...opts.env },
     embedder,
     store,
