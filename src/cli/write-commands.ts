@@ -24,7 +24,10 @@ import { parseRfc3339 } from "../core/validate.js";
 import { collectList } from "./list-values.js";
 import { emit } from "./output.js";
 import { callEngram } from "./rpc.js";
+import { storeFromFile } from "./store-from-file.js";
 import { memoryTable } from "./text.js";
+
+const camel = (snake: string) => snake.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 
 /**
  * Writes: store, schedule, supersede, update, delete. Record fields are the
@@ -123,10 +126,20 @@ function recordFields(o: RecordFlags): RecordRequestFields {
 export function registerWriteCommands(program: Command): void {
   const store = program
     .command("store")
-    .summary("write one record")
-    .description("Write one record (StoreMemory).");
+    .summary("write one record, or every record of a JSON Lines file")
+    .description(
+      "Write one record (StoreMemory), or with --from-file every record of a JSON Lines file, one object of store_memory's " +
+        "arguments per line, in batches (StoreMemories); the first line refused stops the run with its line number, and nothing from it on is written.",
+    );
   addRecordFlags(store);
-  addClientFlags(store).action(async (o: ClientFlagValues & RecordFlags, cmd: Command) => {
+  store.option("--from-file <path>", "a JSON Lines file of records to write instead of the record flags");
+  addClientFlags(store).action(async (o: ClientFlagValues & RecordFlags & { fromFile?: string }, cmd: Command) => {
+    if (o.fromFile !== undefined) {
+      const flag = Object.keys(RECORD_FLAGS).find((f) => cmd.getOptionValueSource(camel(f === "citations" ? "citation" : f)) === "cli");
+      if (flag !== undefined) throw usageError("--from-file takes every record from the file; it cannot be combined with the record flags");
+      const settings = resolveClient(o, cmd);
+      return storeFromFile(o.fromFile, settings);
+    }
     const fields = recordFields(o);
     const settings = resolveClient(o, cmd);
     const req = create(StoreMemoryRequestSchema, fields);

@@ -1,0 +1,154 @@
+import { createReadStream, statSync } from "node:fs";
+import { createInterface } from "node:readline";
+import { create } from "@bufbuild/protobuf";
+import type { Code } from "@connectrpc/connect";
+import { CONNECT_CODE_NAME, EXIT, exitForConnectCode, type ExitCode } from "../argerror/index.js";
+import { checkArgKinds } from "../core/arg-kinds.js";
+import { DEFAULT_LIMITS, rejectUnknownArguments, type ArgsOf } from "../core/index.js";
+import { STORE_KINDS } from "../core/store-kinds.js";
+import {
+  CitationSchema,
+  StoreMemoriesRequestSchema,
+  StoreMemoriesResponseSchema,
+  StoreMemoryRequestSchema,
+  type StoreMemoryRequest,
+  type StoreMemoryResult,
+} from "../gen/engram/v1/engram_pb.js";
+import type { ClientSettings } from "./client-flags.js";
+import { CliFailure, cliLine, usageError } from "./failure.js";
+import { emit } from "./output.js";
+import { ProgressReporter, progressMode } from "./operator-progress.js";
+import { callEngram } from "./rpc.js";
+
+/**
+ * `engram store --from-file records.jsonl`: one record per line, each a JSON
+ * object of store_memory's arguments, sent as StoreMemories batches in file
+ * order with stop_at_first_error. The first line refused (here, or by the
+ * server) ends the run with its line number and envelope: nothing from that
+ * line on is written, and every record before it is.
+ */
+
+/** Line bytes per request: well under the server's default body limit, and a batch of full-size records stays inside one --timeout. */
+const BATCH_BYTES = 512 * 1024;
+
+type StoreArgs = ArgsOf<"storeMemory">;
+type Pending = { line: number; request: StoreMemoryRequest };
+
+/** A line the run stops at: its number, why, and the exit status that goes with it. */
+class LineRefused extends Error {
+  constructor(
+    readonly line: number,
+    readonly text: string,
+    readonly exitCode: ExitCode,
+  ) {
+    super(text);
+  }
+}
+
+const CODE_OF_NAME = new Map(Object.entries(CONNECT_CODE_NAME).map(([code, name]) => [name, Number(code) as Code]));
+
+/**
+ * A line as store_memory takes its arguments, checked by the same core
+ * functions the MCP lane's arguments go through (null is "not sent"), so a
+ * line is refused in the words an agent would get for the same JSON.
+ */
+export function recordOfLine(text: string): StoreArgs {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    value = null;
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return checkArgKinds(STORE_KINDS, value as StoreArgs);
+  const sent = Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null));
+  rejectUnknownArguments("store_memory", Object.keys(STORE_KINDS), sent);
+  return checkArgKinds(STORE_KINDS, sent as StoreArgs);
+}
+
+function requestOf(a: StoreArgs): StoreMemoryRequest {
+  return create(StoreMemoryRequestSchema, {
+    content: a.content ?? "",
+    scope: a.scope ?? "",
+    source: a.source ?? "",
+    category: a.category ?? "",
+    tags: a.tags ?? [],
+    repo: a.repo ?? "",
+    workspace: a.workspace ?? "",
+    worktree: a.worktree ?? "",
+    baseDir: a.base_dir ?? "",
+    summary: a.summary ?? "",
+    citations: (a.citations ?? []).map((c) => create(CitationSchema, c)),
+    idempotencyKey: a.idempotency_key ?? "",
+  });
+}
+
+/** Why the file cannot be read, never a word of its path. */
+function unreadable(file: string): string | undefined {
+  try {
+    if (!statSync(file).isFile()) return "--from-file must name a regular file";
+  } catch (err) {
+    return `cannot read the --from-file file (${(err as NodeJS.ErrnoException).code ?? "unreadable"})`;
+  }
+  return undefined;
+}
+
+export async function storeFromFile(file: string, settings: ClientSettings): Promise<void> {
+  const why = unreadable(file);
+  if (why !== undefined) throw usageError(why);
+  const results: StoreMemoryResult[] = [];
+  const reporter = new ProgressReporter(progressMode(), "stored");
+  let pending: Pending[] = [];
+  let bytes = 0;
+
+  const send = async (): Promise<void> => {
+    if (pending.length === 0) return;
+    const batch = pending;
+    pending = [];
+    bytes = 0;
+    const req = create(StoreMemoriesRequestSchema, { memories: batch.map((p) => p.request), stopAtFirstError: true });
+    const res = await callEngram(settings, (c, opts) => c.storeMemories(req, opts));
+    for (const [i, r] of res.results.entries()) {
+      if (r.error) {
+        const code = CODE_OF_NAME.get(r.error.code);
+        throw new LineRefused(batch[i]!.line, r.error.message, code === undefined ? EXIT.unclassified : exitForConnectCode(code));
+      }
+      results.push(r);
+    }
+    reporter.update(results.length, results.length);
+  };
+
+  try {
+    let line = 0;
+    const input = createInterface({ input: createReadStream(file, { encoding: "utf8" }), crlfDelay: Number.POSITIVE_INFINITY });
+    for await (const text of input) {
+      line++;
+      if (text.trim() === "") continue;
+      let record: StoreArgs;
+      try {
+        record = recordOfLine(text);
+      } catch (err) {
+        // Everything before this line goes first; then the run stops here.
+        await send();
+        throw new LineRefused(line, (err as Error).message, EXIT.usage);
+      }
+      const size = Buffer.byteLength(text);
+      if (pending.length >= DEFAULT_LIMITS.maxBatchRecords || (pending.length > 0 && bytes + size > BATCH_BYTES)) await send();
+      pending.push({ line, request: requestOf(record) });
+      bytes += size;
+    }
+    await send();
+  } catch (err) {
+    if (err instanceof LineRefused) {
+      throw new CliFailure(
+        err.exitCode,
+        cliLine(`line ${err.line}: ${err.text}; nothing from this line on was written (${results.length} record(s) stored before it)`),
+      );
+    }
+    throw err;
+  } finally {
+    reporter.finish();
+  }
+  if (results.length === 0) throw usageError("--from-file holds no record (one JSON object per line)");
+  const doc = create(StoreMemoriesResponseSchema, { results });
+  emit(settings.output, StoreMemoriesResponseSchema, doc, () => results.map((r) => `stored ${r.shortId}  ${r.id}`).join("\n"));
+}
