@@ -62,6 +62,7 @@ const ON_QDRANT_FAKE = [
   "test/surface-edges-records.test.ts",
   "test/surface-edges-connect.test.ts",
   "test/store-rule-replace.test.ts",
+  "test/store-memories.test.ts",
   "test/ui-console.test.ts",
   "test/write-closure.test.ts",
 ];
