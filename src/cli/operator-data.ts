@@ -1,4 +1,4 @@
-import { accessSync, constants, createReadStream, readFileSync, statSync } from "node:fs";
+import { accessSync, closeSync, constants, createReadStream, openSync, readSync, statSync } from "node:fs";
 import { createInterface } from "node:readline";
 import type { Command } from "commander";
 import { EXIT } from "../argerror/index.js";
@@ -95,11 +95,26 @@ function inputLines(file: string): AsyncIterable<string> {
   return createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
 }
 
-/** Lines in a file, for a progress total; stdin cannot be read twice, so its total grows as it goes. */
+/**
+ * Lines in a file, for a progress total; stdin cannot be read twice, so its
+ * total grows as it goes. Counted a chunk at a time: an export of a million
+ * records is gigabytes, past the longest string Node can hold.
+ */
 function countLines(file: string): number {
-  const text = readFileSync(file, "utf8");
-  const n = text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
-  return Math.max(0, n - 1);
+  const fd = openSync(file, "r");
+  const chunk = Buffer.allocUnsafe(1 << 20);
+  let newlines = 0;
+  let last = 0x0a;
+  try {
+    for (let got = readSync(fd, chunk); got > 0; got = readSync(fd, chunk)) {
+      for (let at = chunk.indexOf(0x0a); at !== -1 && at < got; at = chunk.indexOf(0x0a, at + 1)) newlines++;
+      last = chunk[got - 1]!;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  // A last line without its newline is a line too; the header is not a record.
+  return Math.max(0, newlines + (last === 0x0a ? 0 : 1) - 1);
 }
 
 /**
