@@ -1,7 +1,7 @@
 import { connectNodeHandler, maxRequestBytesFromEnv } from "./connect/index.js";
-import { createCore, limitsFromEnv, type Core, type CoreDeps, type Logger } from "./core/index.js";
+import { ANONYMOUS, createCore, limitsFromEnv, SummaryQueue, type Core, type CoreDeps, type Logger } from "./core/index.js";
 import { loadAuthenticator, protectedResourceFromEnv, stdioSubject, type Authenticator } from "./auth/index.js";
-import { checkEmbedderIdentity, embedderFromEnv, identityKey, type Embedder } from "./embed/index.js";
+import { checkEmbedderIdentity, embedderFromEnv, identityKey, summaryConfigFromEnv, type Embedder, type SummaryConfig } from "./embed/index.js";
 import { allowedOriginsFromEnv, requestTimeoutFromEnv, startServer, type Handler, type RunningServer } from "./server.js";
 import { EmbeddedStore, StoreOpenError } from "./store/embedded/index.js";
 import { QdrantSetupError, QdrantStore } from "./store/qdrant/index.js";
@@ -67,6 +67,7 @@ export async function openEngram(opts: { env?: NodeJS.ProcessEnv; log?: Logger; 
   const limits = limitsFromEnv(env);
   const auth = loadAuthenticator(env, (msg, fields) => log.warn(msg, fields));
   const embedder = opts.embedder ?? embedderFromEnv(env);
+  const summary = summaryConfigFromEnv(env);
   let store = opts.store;
   if (store === undefined) {
     if (env.ENGRAM_QDRANT_URL) {
@@ -79,7 +80,35 @@ export async function openEngram(opts: { env?: NodeJS.ProcessEnv; log?: Logger; 
   }
   await ensureEmbedderIdentity(store, embedder);
   const deps: CoreDeps = { store, embedder, limits, now: () => new Date(), log };
-  return { core: createCore(deps), deps, auth, close: () => store.close() };
+  const summaries = startSummaryQueue(summary, env, deps);
+  return {
+    core: createCore(deps),
+    deps,
+    auth,
+    close: async () => {
+      await summaries?.close();
+      await store.close();
+    },
+  };
+}
+
+/**
+ * The on-write summary queue, when ENGRAM_SUMMARY_MODEL names a model and
+ * ENGRAM_SUMMARY_ON_WRITE is true: every record a write creates is offered
+ * to it through deps.onCreated. Otherwise nothing is ever sent anywhere.
+ */
+function startSummaryQueue(summary: SummaryConfig | undefined, env: NodeJS.ProcessEnv, deps: CoreDeps): SummaryQueue | undefined {
+  if (summary === undefined) {
+    if (/^(true|1)$/i.test(env.ENGRAM_SUMMARY_ON_WRITE?.trim() ?? "")) {
+      deps.log.warn("ENGRAM_SUMMARY_ON_WRITE is set but ENGRAM_SUMMARY_MODEL is not; no summary is made and no content is sent anywhere");
+    }
+    return undefined;
+  }
+  if (!summary.onWrite) return undefined;
+  const queue = new SummaryQueue(deps, summary.summarizer, { size: summary.queueSize, workers: summary.workers });
+  deps.onCreated = (rec) => queue.offer(rec);
+  deps.log.info("auto summaries on write", { model: summary.summarizer.model, workers: summary.workers, queue_size: summary.queueSize });
+  return queue;
 }
 
 /**
@@ -135,6 +164,7 @@ export async function serve(opts: ServeOptions = {}): Promise<{ server: RunningS
   void (async () => {
     await reportMigrations(engram, log);
     await engram.deps.store.warm();
+    await reportOwnerless(engram, log);
   })().catch((err: unknown) => log.error("store warm-up failed; searches keep scanning exactly", { error: err instanceof Error ? err.name : "unknown" }));
   return {
     server,
@@ -176,5 +206,31 @@ export async function reportMigrations(engram: Engram, log: Logger): Promise<voi
     }
   } catch (err) {
     log.warn("schema status probe failed", { error: String(err) });
+  }
+}
+
+/**
+ * Says at start whether records exist that no caller can read for their
+ * owner: records with no owner key at all (written before owners existed)
+ * and, when callers authenticate, records of the anonymous bucket. Counted
+ * once the store is warm; read-only, and a failing count never stops a start.
+ */
+export async function reportOwnerless(engram: Engram, log: Logger): Promise<void> {
+  try {
+    const all = { subject: ANONYMOUS, allOwners: true, gate: null, now: Math.floor(Date.now() / 1000) };
+    const missing = await engram.deps.store.count({ ...all, owner: null });
+    if (missing > 0) {
+      log.warn("records without an owner exist and no owner-scoped read sees them; run: engram migrate-remap-owner --from-missing --to <owner>", { records: missing });
+    }
+    if (!engram.auth.anonymous) {
+      const anonymous = await engram.deps.store.count({ ...all, owner: "" });
+      if (anonymous > 0) {
+        log.warn("records of the anonymous bucket (owner \"\") exist but callers authenticate, so no caller sees them; run: engram migrate-remap-owner --from-anon --to <owner>", {
+          records: anonymous,
+        });
+      }
+    }
+  } catch (err) {
+    log.warn("owner probe failed", { error: err instanceof Error ? err.name : "unknown" });
   }
 }

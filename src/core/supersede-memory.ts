@@ -115,5 +115,6 @@ export async function supersedeMemory(deps: CoreDeps, subject: Subject, a: Super
     }
     throw err;
   }
+  deps.onCreated?.(rec);
   return { validated: false, id: rec.id, short_id: rec.short_id };
 }

@@ -58,7 +58,10 @@ export async function embedRecords(deps: CoreDeps, recs: readonly MemoryRecord[]
 export async function createRecord(deps: CoreDeps, rec: MemoryRecord, vector: Float32Array): Promise<WriteResult> {
   if (!rec.short_id) rec.short_id = await mintShortId((c) => deps.store.countShortId(c));
   for (let i = 0; i < WRITE_ATTEMPTS; i++) {
-    if (await deps.store.create(rec, vector)) return { id: rec.id, short_id: rec.short_id };
+    if (await deps.store.create(rec, vector)) {
+      deps.onCreated?.(rec);
+      return { id: rec.id, short_id: rec.short_id };
+    }
     const persisted = await deps.store.getRaw(rec.id);
     // Taken, then deleted before the read: the id is free again.
     if (!persisted) continue;

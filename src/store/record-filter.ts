@@ -60,6 +60,7 @@ export function windowStateOf(a: Pick<RecordAttrs, "notBefore" | "notAfter">, no
 /** The single predicate behind list, count, search and tag counts. */
 export function matches(a: RecordAttrs, q: RecordQuery): boolean {
   if (!readable(a, q)) return false;
+  if (q.owner !== undefined && a.owner !== q.owner) return false;
   if (q.scope !== undefined && a.scope !== q.scope) return false;
   if (q.scopes !== undefined && !q.scopes.includes(a.scope)) return false;
   if (q.scopePrefix !== undefined && !a.scope.startsWith(q.scopePrefix)) return false;

@@ -32,6 +32,8 @@ export type RecordQuery = {
   ids?: readonly string[];
   /** Operator verbs only: every record regardless of owner (they open the store directly). */
   allOwners?: boolean;
+  /** Operator verbs only, with allOwners: records of exactly this owner; null: those with no owner key at all (pre-isolation). */
+  owner?: string | null;
   /** Only the caller's own records (no shared grant). */
   ownerOnly?: boolean;
   createdAfter?: string;

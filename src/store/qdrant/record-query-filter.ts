@@ -31,6 +31,8 @@ export function readFilter(q: Pick<RecordQuery, "subject" | "ownerOnly" | "allOw
 export function queryFilter(q: RecordQuery): QFilter {
   const must: QCondition[] = authorization(q);
   const mustNot: QCondition[] = [];
+  if (q.owner === null) must.push(empty("owner"));
+  else if (q.owner !== undefined) must.push(match("owner", q.owner));
   if (q.scope !== undefined) must.push(match("scope", q.scope));
   if (q.scopes !== undefined) must.push(q.scopes.length === 0 ? NOTHING : { key: "scope", match: { any: [...q.scopes] } });
   if (q.scopePrefix !== undefined && q.scopePrefix !== "") {

@@ -1,0 +1,96 @@
+import type { Summarizer } from "../embed/summarizer.js";
+import type { MemoryRecord } from "../model/record.js";
+import { autoSummarize, wantsAutoSummary } from "./auto-summary.js";
+import type { CoreDeps } from "./deps.js";
+
+export type SummaryQueueOptions = {
+  /** Record ids that may wait; one more is dropped (ENGRAM_SUMMARY_QUEUE_SIZE). */
+  size: number;
+  /** Summaries in flight at once (ENGRAM_SUMMARY_WORKERS). */
+  workers: number;
+};
+
+/**
+ * The on-write auto-summary queue (ENGRAM_SUMMARY_ON_WRITE): a record a
+ * store, schedule or supersede just created is offered here after its write
+ * succeeded, and `workers` loops summarize what waits. Offering never waits
+ * and never throws, so a full queue, a slow summarizer or a failing one
+ * never slows or fails a write: a full queue drops the record with a
+ * warning, a failure is logged, and either way the record stays
+ * unsummarized for `engram summarize-missing` to find. Only ids wait here;
+ * a worker reads the record when its turn comes.
+ */
+export class SummaryQueue {
+  private readonly waiting: string[] = [];
+  private head = 0;
+  private wake: (() => void)[] = [];
+  private closed = false;
+  private readonly abort = new AbortController();
+  private readonly loops: Promise<void>[];
+
+  constructor(
+    private readonly deps: CoreDeps,
+    private readonly summarizer: Summarizer,
+    private readonly opts: SummaryQueueOptions,
+  ) {
+    this.loops = Array.from({ length: opts.workers }, () => this.work());
+  }
+
+  /** Records waiting, for tests and metrics. */
+  get length(): number {
+    return this.waiting.length - this.head;
+  }
+
+  /** Takes a record just created; discoveries, rules and summarized records are not queued. */
+  offer(rec: MemoryRecord): void {
+    if (this.closed || !wantsAutoSummary(rec)) return;
+    if (this.length >= this.opts.size) {
+      this.deps.log.warn("summary queue full; the new record was not queued for an auto summary (engram summarize-missing will find it)", {
+        id: rec.id,
+        queue_size: this.opts.size,
+      });
+      return;
+    }
+    this.waiting.push(rec.id);
+    this.wake.shift()?.();
+  }
+
+  /** Stops taking records, cancels the summaries in flight and waits for the workers; what still waits is dropped. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.abort.abort();
+    for (const w of this.wake.splice(0)) w();
+    await Promise.all(this.loops);
+  }
+
+  private async next(): Promise<string | undefined> {
+    while (!this.closed) {
+      if (this.length > 0) {
+        const id = this.waiting[this.head++]!;
+        // Drop the consumed prefix now and then, so the array never grows past the queue size for long.
+        if (this.head > 1024 && this.head * 2 > this.waiting.length) {
+          this.waiting.splice(0, this.head);
+          this.head = 0;
+        }
+        return id;
+      }
+      await new Promise<void>((resolve) => this.wake.push(resolve));
+    }
+    return undefined;
+  }
+
+  private async work(): Promise<void> {
+    for (;;) {
+      const id = await this.next();
+      if (id === undefined) return;
+      try {
+        await autoSummarize(this.deps, this.summarizer, id, this.abort.signal);
+      } catch (err) {
+        if (this.closed) return;
+        // A SummarizerError names the endpoint and the cause, never the content; anything else by its class only.
+        const error = err instanceof Error && err.name === "SummarizerError" ? err.message : err instanceof Error ? err.name : "unknown";
+        this.deps.log.warn("auto summary failed; the record stays unsummarized (engram summarize-missing retries it)", { id, error });
+      }
+    }
+  }
+}
