@@ -9,8 +9,8 @@ import { GATE_ON, type RecordQuery, type Store } from "../store/index.js";
  * both sides is one row. Reads only.
  */
 
-/** Records asked about per call of the store. */
-export const NEIGHBOUR_BATCH = 256;
+/** Records asked about per call of the store: each call weighs the query against every record once. */
+export const NEIGHBOUR_BATCH = 4096;
 
 export type ConsolidatePair = {
   score: number;

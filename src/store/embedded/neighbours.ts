@@ -2,7 +2,6 @@ import { matches } from "../record-filter.js";
 import type { Neighbour, RecordQuery } from "../store.js";
 import { clampCosine } from "../term-weight.js";
 import type { Mirror } from "./mirror.js";
-import type { VectorFilter } from "./vector-index.js";
 import type { VectorKeeper } from "./vector-keeper.js";
 
 /**
@@ -18,21 +17,21 @@ export function nearestOf(m: Mirror, keeper: VectorKeeper, ids: readonly string[
   const pending = m.pending;
   const out = new Map<string, Neighbour[]>();
   if (k <= 0) return out;
-  // One scope (or the gated set) goes over as the candidate list; no group
-  // hint, so a large scope is walked on the graph rather than scanned whole for every record.
-  const pool = query.onlyGated ? m.gatedRids : query.scope !== undefined ? (m.ridsByScope.get(query.scope) ?? new Set<number>()) : undefined;
+  // The query is asked once per record here, not once per record per search:
+  // the admitted set goes to every search as its candidate list, which the
+  // graph walk consults only for the neighbours it fetches.
+  const pool: Iterable<number> = query.onlyGated ? m.gatedRids : query.scope !== undefined ? (m.ridsByScope.get(query.scope) ?? []) : m.attrs.keys();
+  const admitted = new Set<number>();
+  for (const rid of pool) {
+    const a = m.attrs.get(rid);
+    if (a !== undefined && !pending.has(rid) && matches(a, query)) admitted.add(rid);
+  }
   for (const id of ids) {
     const rid = m.ridById.get(id);
     if (rid === undefined || pending.has(rid)) continue;
     const row = index.rowOf(rid);
     if (!row) continue;
-    const allow = (key: number): boolean => {
-      if (key === rid || pending.has(key)) return false;
-      const a = m.attrs.get(key);
-      return a !== undefined && matches(a, query);
-    };
-    const filter: VectorFilter = pool !== undefined ? { candidates: pool, allow } : { allow };
-    const hits = index.search(row, k, filter);
+    const hits = index.search(row, k, { candidates: admitted, allow: (key) => key !== rid });
     out.set(
       id,
       hits.map((h) => ({ id: m.attrs.get(h.key)!.id, score: clampCosine(h.score) })),

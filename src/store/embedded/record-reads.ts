@@ -98,7 +98,10 @@ export class RecordReads {
   /** Candidate attrs for a query, narrowed by the scope index when one scope is named. */
   private candidates(q: RecordQuery): RecordAttrs[] {
     this.m.sync();
-    const pool: Iterable<number> = q.onlyGated
+    // Named ids go straight to their rows: asking every record whether the list holds it would cost records × ids.
+    const pool: Iterable<number> = q.ids !== undefined
+      ? new Set(q.ids.map((id) => this.m.ridById.get(id)).filter((rid): rid is number => rid !== undefined))
+      : q.onlyGated
       ? this.m.gatedRids
       : q.scope !== undefined
         ? (this.m.ridsByScope.get(q.scope) ?? [])
