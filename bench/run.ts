@@ -13,6 +13,7 @@ import type { BenchRow, BenchSection } from "./bench-row.js";
 import { cliStart } from "./rows/cli-start.js";
 import { embedCost } from "./rows/embed-cost.js";
 import { healthzUnderLoad } from "./rows/healthz-under-load.js";
+import { lifecycleSweeps } from "./rows/lifecycle-sweeps.js";
 import { operatorSweeps } from "./rows/operator-sweeps.js";
 import { readCost } from "./rows/read-cost.js";
 import { searchAndStart } from "./rows/search-and-start.js";
@@ -24,6 +25,7 @@ const SECTIONS: Record<string, BenchSection> = {
   "cli-start": cliStart,
   "read-cost": readCost,
   "operator-sweeps": operatorSweeps,
+  "lifecycle-sweeps": lifecycleSweeps,
 };
 
 function selected(): [string, BenchSection][] {

@@ -1,0 +1,43 @@
+/**
+ * The lifecycle-sweeps bench's timed part, in a process of its own, bundled
+ * with dist/'s options like sweep-run.ts so what is timed is the JavaScript
+ * the CLI ships. Each verb runs as the CLI runs it, minus the process and
+ * the report's printing: withServingStore opens the store over
+ * ENGRAM_DATA_DIR (the file's check alongside, for the two that delete),
+ * the operator function sweeps it, and the store closes. Prints one JSON line.
+ *
+ *   ENGRAM_BENCH_LIFECYCLE=sweeps       prune-expired --apply, then spine-review purge --class superseded,archived --apply
+ *   ENGRAM_BENCH_LIFECYCLE=consolidate  spine-review consolidate --all-scopes (top-k 5)
+ */
+import { performance } from "node:perf_hooks";
+import { SWEEP_CHECK, withServingStore } from "../../src/cli/operator-store.js";
+import { consolidate } from "../../src/operator/consolidate.js";
+import { pruneExpired } from "../../src/operator/prune-expired.js";
+import { purge } from "../../src/operator/purge.js";
+
+async function timed<T>(fn: () => Promise<T>): Promise<{ result: T; ms: number; cpuMs: number }> {
+  const cpu = process.cpuUsage();
+  const t = performance.now();
+  const result = await fn();
+  const ms = performance.now() - t;
+  const used = process.cpuUsage(cpu);
+  return { result, ms, cpuMs: (used.user + used.system) / 1000 };
+}
+
+const env = { ENGRAM_DATA_DIR: process.env.ENGRAM_DATA_DIR };
+const nowS = () => Math.floor(Date.now() / 1000);
+// Loads the operator modules once, so the timed runs measure the sweep, not the imports.
+await withServingStore(async () => undefined, env);
+
+if (process.env.ENGRAM_BENCH_LIFECYCLE === "consolidate") {
+  const run = await timed(() => withServingStore(({ store }) => consolidate(store, { topK: 5, now: nowS() }), env));
+  const { results, ...counts } = run.result;
+  process.stdout.write(`${JSON.stringify({ consolidate: { ...run, result: { ...counts, top: results.slice(0, 3) } } })}\n`);
+} else {
+  const prune = await timed(() => withServingStore(({ store }) => pruneExpired(store, { olderThanS: 0, apply: true, now: nowS() }), env, SWEEP_CHECK));
+  const purged = await timed(() =>
+    withServingStore(({ store }) => purge(store, { classes: ["superseded", "archived"], tags: [], apply: true, now: nowS }), env, SWEEP_CHECK),
+  );
+  const { results: _rows, ...purgeCounts } = purged.result;
+  process.stdout.write(`${JSON.stringify({ prune, purge: { ...purged, result: purgeCounts } })}\n`);
+}
