@@ -4,13 +4,17 @@
  *
  *   ENGRAM_BENCH_RECORDS  records for the store-sized rows (default 100000)
  *   ENGRAM_BENCH_ONLY     comma-separated section names to run (default: all)
+ *   --growth, or ENGRAM_BENCH_GROWTH=1: the growth curve instead
+ *                         (bench/growth/curve.ts; sizes from ENGRAM_BENCH_GROWTH_SIZES)
  *
  * The closing Markdown table is what docs/performance.md keeps, with the
  * machine line printed above it.
  */
 import { cpus, loadavg } from "node:os";
 import type { BenchRow, BenchSection } from "./bench-row.js";
+import { bulkIngestion } from "./rows/bulk-ingestion.js";
 import { cliStart } from "./rows/cli-start.js";
+import { growthCurve } from "./growth/curve.js";
 import { embedCost } from "./rows/embed-cost.js";
 import { healthzUnderLoad } from "./rows/healthz-under-load.js";
 import { lifecycleSweeps } from "./rows/lifecycle-sweeps.js";
@@ -25,10 +29,13 @@ const SECTIONS: Record<string, BenchSection> = {
   "cli-start": cliStart,
   "read-cost": readCost,
   "operator-sweeps": operatorSweeps,
+  "bulk-ingestion": bulkIngestion,
   "lifecycle-sweeps": lifecycleSweeps,
 };
 
 function selected(): [string, BenchSection][] {
+  // The curve runs alone: at a million records it takes most of an hour.
+  if (process.argv.includes("--growth") || process.env.ENGRAM_BENCH_GROWTH === "1") return [["growth", growthCurve]];
   const only = (process.env.ENGRAM_BENCH_ONLY ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
   const unknown = only.filter((name) => !(name in SECTIONS));
   if (unknown.length > 0) {

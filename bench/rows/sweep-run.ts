@@ -7,7 +7,8 @@
  * Each sweep runs as the verb does, minus the process: withOperatorStore
  * opens the store over ENGRAM_DATA_DIR (the file's check alongside), the
  * runner sweeps it at the CLI's batch size, and the store closes, its final
- * WAL checkpoint included. Prints one JSON line.
+ * WAL checkpoint included. Migrates, then reverts to 1; with
+ * ENGRAM_BENCH_SWEEP_ORDER=revert-first, reverts first. Prints one JSON line.
  */
 import { performance } from "node:perf_hooks";
 import { SCHEMA_SWEEP_BATCH_SIZE } from "../../src/cli/operator-common.js";
@@ -28,8 +29,12 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ result: T; ms: number; 
 const env = { ENGRAM_DATA_DIR: process.env.ENGRAM_DATA_DIR };
 // Loads the operator modules once, so the timed runs measure the sweep, not the imports.
 await withOperatorStore(() => undefined, env);
-const up = await timed(() =>
-  withOperatorStore(({ store }) => migrate(store, { target: CURRENT_SCHEMA_VERSION, apply: true, batch: SCHEMA_SWEEP_BATCH_SIZE }), env, SWEEP_CHECK),
-);
-const down = await timed(() => withOperatorStore(({ store }) => revert(store, { to: 1, apply: true, batch: SCHEMA_SWEEP_BATCH_SIZE }), env, SWEEP_CHECK));
-process.stdout.write(`${JSON.stringify({ up, down })}\n`);
+const migrateUp = () =>
+  timed(() => withOperatorStore(({ store }) => migrate(store, { target: CURRENT_SCHEMA_VERSION, apply: true, batch: SCHEMA_SWEEP_BATCH_SIZE }), env, SWEEP_CHECK));
+const revertDown = () => timed(() => withOperatorStore(({ store }) => revert(store, { to: 1, apply: true, batch: SCHEMA_SWEEP_BATCH_SIZE }), env, SWEEP_CHECK));
+// A store already at the current version (the growth curve's) is reverted first, so the migration then has every record to do.
+const revertFirst = process.env.ENGRAM_BENCH_SWEEP_ORDER === "revert-first";
+const down = revertFirst ? await revertDown() : undefined;
+const up = await migrateUp();
+const after = down ?? (await revertDown());
+process.stdout.write(`${JSON.stringify({ up, down: after })}\n`);

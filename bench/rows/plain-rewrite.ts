@@ -1,0 +1,34 @@
+/**
+ * The physical reference of a sweep row: what SQLite alone takes to rewrite
+ * every record's payload column on this machine, now. One connection with
+ * the store's own settings (WAL, synchronous NORMAL) reads every row's
+ * payload, rewrites each through one prepared UPDATE in one transaction,
+ * and closes, which folds the WAL back in as a store's close does. The
+ * payload changes by one byte of trailing whitespace, so every row is
+ * written and no trigger fires (as for a migration pass, which names no
+ * mirrored column). A sweep judged against it is judged against the disk
+ * and the CPU it ran on, not against a figure from another host.
+ */
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import Database from "better-sqlite3";
+
+export type PlainRewrite = { rows: number; ms: number };
+
+export function plainRewrite(dataDir: string): PlainRewrite {
+  const t = performance.now();
+  const db = new Database(join(dataDir, "engram.db"));
+  let rows = 0;
+  try {
+    db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = NORMAL");
+    const all = db.prepare("SELECT rid, payload FROM records").raw().all() as [number, string][];
+    const update = db.prepare("UPDATE records SET payload = ? WHERE rid = ?");
+    db.transaction(() => {
+      for (const [rid, payload] of all) rows += update.run(`${payload} `, rid).changes;
+    })();
+  } finally {
+    db.close();
+  }
+  return { rows, ms: performance.now() - t };
+}
