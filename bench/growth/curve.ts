@@ -47,8 +47,10 @@ function lines(at: readonly AtSize[]): CurveLine[] {
   return [
     line("search p50, one scope (a tenth), embedding excluded", (a) => ms(a.search.scope.p50), (a) => a.search.scope.p50),
     line("search p95, one scope", (a) => ms(a.search.scope.p95), (a) => a.search.scope.p95),
+    line("search CPU p50, one scope", (a) => ms(a.search.scope.cpuP50), (a) => a.search.scope.cpuP50),
     line("search p50, cross-spine", (a) => ms(a.search.cross.p50), (a) => a.search.cross.p50),
     line("search p95, cross-spine", (a) => ms(a.search.cross.p95), (a) => a.search.cross.p95),
+    line("search CPU p50, cross-spine", (a) => ms(a.search.cross.cpuP50), (a) => a.search.cross.cpuP50),
     line("start to /healthz 200", (a) => s(a.serve.healthzMs / 1000), (a) => a.serve.healthzMs),
     line("start to /readyz 200", (a) => s(a.serve.readyzMs / 1000), (a) => a.serve.readyzMs),
     line("server RSS once ready", (a) => mib(a.serve.rssStartB), (a) => a.serve.rssStartB),
@@ -63,7 +65,7 @@ function lines(at: readonly AtSize[]): CurveLine[] {
     line("import records/s (CLI, same embedder)", (a) => rateCpu(a.ops.importRate), (a) => a.ops.importRate.s),
     line("migrate revert --to 1 --apply records/s", (a) => rateCpu(a.ops.revert), (a) => a.ops.revert.s),
     line("migrate --apply records/s (v1 -> current)", (a) => rateCpu(a.ops.migrate), (a) => a.ops.migrate.s),
-    line("reference: plain SQLite payload rewrite", (a) => rate(a.ops.plain), (a) => a.ops.plain.s),
+    line("reference: plain SQLite payload rewrite", (a) => rateCpu(a.ops.plain), (a) => a.ops.plain.s),
     line("seed: direct writes (context)", (a) => s(a.seed.writeS), (a) => a.seed.writeS, false),
     line("seed: index catch-up and graph (context)", (a) => s(a.seed.indexS), (a) => a.seed.indexS, false),
   ];
@@ -77,10 +79,11 @@ function goals(at: readonly AtSize[], curve: readonly CurveLine[]): BenchRow[] {
   if (prev) {
     for (const [what, of] of [["one scope", (a: AtSize) => a.search.scope.p50], ["cross-spine", (a: AtSize) => a.search.cross.p50]] as const) {
       const ratio = of(last) / of(prev);
+      const cpu = (a: AtSize) => (what === "one scope" ? a.search.scope.cpuP50 : a.search.cross.cpuP50);
       rows.push({
         measure: `growth: search p50 at ${sizeLabel(last.n)} vs ${sizeLabel(prev.n)}, ${what}`,
-        value: ms(of(last)),
-        reference: `${sizeLabel(prev.n)} ${ms(of(prev))}`,
+        value: `${ms(of(last))} (CPU ${ms(cpu(last))})`,
+        reference: `${sizeLabel(prev.n)} ${ms(of(prev))} (CPU ${ms(cpu(prev))}; CPU ratio ${(cpu(last) / cpu(prev)).toFixed(2)}x)`,
         ratio,
         goal: `<= ${SEARCH_GROWTH_GOAL}x`,
         met: ratio <= SEARCH_GROWTH_GOAL,
@@ -118,8 +121,8 @@ function goals(at: readonly AtSize[], curve: readonly CurveLine[]): BenchRow[] {
       const ratio = r.s / a.ops.plain.s;
       rows.push({
         measure: `growth: ${verb} at ${sizeLabel(a.n)}, time vs a plain SQLite rewrite of the same rows`,
-        value: `${s(r.s)} (${rate(r)})`,
-        reference: `plain rewrite ${s(a.ops.plain.s)} (${rate(a.ops.plain)})`,
+        value: `${s(r.s)} (${rate(r)}; ${r.cpuS.toFixed(2)} s CPU)`,
+        reference: `plain rewrite ${s(a.ops.plain.s)} (${rate(a.ops.plain)}; ${a.ops.plain.cpuS.toFixed(2)} s CPU)`,
         ratio,
         goal: `<= ${SWEEP_GOAL}x`,
         met: ratio <= SWEEP_GOAL,

@@ -68,7 +68,7 @@ export async function operatorRates(
       exportBytes,
       revert: { records: n, s: round.down.ms / 1000, cpuS: round.down.cpuMs / 1000 },
       migrate: { records: n, s: round.up.ms / 1000, cpuS: round.up.cpuMs / 1000 },
-      plain: { records: n, s: plain.ms / 1000, cpuS: Number.NaN },
+      plain: { records: n, s: plain.ms / 1000, cpuS: plain.cpuMs / 1000 },
     };
   } finally {
     rmSync(work, { recursive: true, force: true });

@@ -3,7 +3,9 @@
  * (a tenth of the records) and cross-spine, with each query's vector
  * computed ahead of time so the figure is the search alone, as the
  * search-and-start rows time it: p50 and p95 over QUERIES calls per side
- * after a warm-up.
+ * after a warm-up. Beside the wall time, the p50 of each call's CPU time
+ * (this process, every thread): on a shared machine the wall time carries
+ * other people's load, which can move between two sizes of one run.
  */
 import { performance } from "node:perf_hooks";
 import { ANONYMOUS, createCore, DEFAULT_LIMITS, silentLogger } from "../../src/core/index.js";
@@ -28,23 +30,28 @@ class PrecomputedEmbedder implements Embedder {
   }
 }
 
-export type Percentiles = { p50: number; p95: number };
+export type Percentiles = { p50: number; p95: number; cpuP50: number };
 export type SearchFigures = { scope: Percentiles; cross: Percentiles };
 
-function percentiles(ms: number[]): Percentiles {
+function percentiles(ms: number[], cpuMs: number[]): Percentiles {
   const s = [...ms].sort((a, b) => a - b);
-  return { p50: s[Math.floor(s.length * 0.5)]!, p95: s[Math.min(s.length - 1, Math.floor(s.length * 0.95))]! };
+  const c = [...cpuMs].sort((a, b) => a - b);
+  return { p50: s[Math.floor(s.length * 0.5)]!, p95: s[Math.min(s.length - 1, Math.floor(s.length * 0.95))]!, cpuP50: c[Math.floor(c.length * 0.5)]! };
 }
 
 async function timed(n: number, fn: (i: number) => Promise<unknown>): Promise<Percentiles> {
   for (let i = 0; i < Math.min(n, WARM_UP); i++) await fn(i);
   const ms: number[] = [];
+  const cpuMs: number[] = [];
   for (let i = 0; i < n; i++) {
+    const cpu = process.cpuUsage();
     const t = performance.now();
     await fn(i);
     ms.push(performance.now() - t);
+    const used = process.cpuUsage(cpu);
+    cpuMs.push((used.user + used.system) / 1000);
   }
-  return percentiles(ms);
+  return percentiles(ms, cpuMs);
 }
 
 export async function searchLatency(dir: string): Promise<SearchFigures> {
