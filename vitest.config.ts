@@ -37,6 +37,7 @@ const ON_QDRANT_FAKE = [
   "test/cli-operator-migrate.test.ts",
   "test/cli-operator-spine-review.test.ts",
   "test/cli-read-verbs.test.ts",
+  "test/cli-remap-owner.test.ts",
   "test/cli-summaries.test.ts",
   "test/connect-decode.test.ts",
   "test/connect-e2e.test.ts",

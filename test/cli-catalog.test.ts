@@ -269,7 +269,7 @@ describe("version, help and completion", { timeout: 120_000 }, () => {
       run("bash", ["-c", `eval "$(cat)"; COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}; _engram_complete; printf '%s\\n' "\${COMPREPLY[@]}"`], script.stdout);
 
     const verbs = await probe(["engram", "s"]);
-    expect(verbs.stdout.split("\n").filter(Boolean).sort()).toEqual(["schedule", "search", "search-discoveries", "serve", "spine-review", "store", "store-discovery", "store-rule", "supersede"]);
+    expect(verbs.stdout.split("\n").filter(Boolean).sort()).toEqual(["schedule", "search", "search-discoveries", "serve", "spine-review", "store", "store-discovery", "store-rule", "summarize-missing", "supersede"]);
 
     const listFlags = await probe(["engram", "list", "--cur"]);
     expect(listFlags.stdout.split("\n").filter(Boolean)).toEqual(["--cursor-mode"]);

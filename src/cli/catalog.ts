@@ -74,6 +74,11 @@ export const BLAST_RADIUS: Readonly<Record<string, BlastRadius>> = {
   "spine-review purge": { read_only: false, destructive: true, idempotent: true, open_world: false },
   "spine-review consolidate": READ,
   "prune-expired": { read_only: false, destructive: true, idempotent: true, open_world: false },
+  // Moving records to another owner takes them from the first (records with no owner cannot be given back that state); a rerun finds none left.
+  "migrate-remap-owner": { read_only: false, destructive: true, idempotent: true, open_world: false },
+  "migrate-set-owner": { read_only: false, destructive: true, idempotent: true, open_world: false },
+  // Only fills summaries that are empty, and a rerun finds none; the content goes to the configured chat model.
+  "summarize-missing": { read_only: false, destructive: false, idempotent: true, open_world: true },
 };
 
 export type CatalogFlag = { name: string; type: string; default: string | boolean | null; usage: string; env?: string };
@@ -99,8 +104,8 @@ export const CATALOG_NOTES = [
   "--output defaults to text when stdout is a terminal and json otherwise; json is the stable contract: the proto JSON of the response, snake_case, one document per run.",
   "Diagnostics go to stderr only. A rejection in the envelope grammar `field=<names> hint=<code>: <detail>` is always the whole line, whether the CLI or the server found it, and so is any other message in the server's own words (`not found: …` and the other sentinels, `internal error`, `unavailable: …`), exactly as sent; the CLI's own lines, transport failures included, start with `engram: `.",
   "A retired MEM_* variable in the environment stops every verb with exit 2, naming the variable and never its value.",
-  "Operator verbs (migrate, migrate status, migrate revert, backfill-short-ids, reindex, spine-review, export, import, backup …) open the store under ENGRAM_DATA_DIR directly and take no --server; those that rewrite or delete stored records (migrate, migrate revert, backfill-short-ids, reindex, prune-expired, spine-review archive, restore and purge) preview unless --apply is given. export writes JSON Lines on stdout; for the others json is one document, their stable contract too.",
-  "ENGRAM_PROGRESS=always prints progress lines of migrate --apply, migrate revert --apply, backfill-short-ids --apply, reindex --apply, prune-expired --apply, spine-review purge --apply and spine-review consolidate on stderr even without a terminal; never silences them.",
+  "Operator verbs (migrate, migrate status, migrate revert, backfill-short-ids, reindex, spine-review, export, import, backup …) open the store under ENGRAM_DATA_DIR directly and take no --server; those that rewrite or delete stored records (migrate, migrate revert, backfill-short-ids, reindex, prune-expired, migrate-remap-owner, spine-review archive, restore and purge) preview unless --apply is given; summarize-missing writes only empty summaries and previews with --dry-run. export writes JSON Lines on stdout; for the others json is one document, their stable contract too.",
+  "ENGRAM_PROGRESS=always prints progress lines of migrate --apply, migrate revert --apply, backfill-short-ids --apply, reindex --apply, prune-expired --apply, spine-review purge --apply, spine-review consolidate, migrate-remap-owner --apply and summarize-missing on stderr even without a terminal; never silences them.",
 ];
 
 /** The space-joined path below the root, e.g. "completion bash". */
