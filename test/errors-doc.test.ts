@@ -25,6 +25,7 @@ import {
   alreadySuperseded,
   ambiguousShortId,
   argError,
+  exceedsMaximum,
   idempotencyConflict,
   isHint,
   notFound,
@@ -425,6 +426,8 @@ const EXAMPLES: ReadonlyArray<readonly [string, string]> = [
   ["empty ids batch", argError("ids", "required", "ids is required").message],
   ["ids batch too large", argError("ids", "out_of_range", "ids exceeds the maximum of 1000", { max: 1000 }).message],
   ["ids entry too long", argError("ids", "too_long", "ids[3] too large: 300 bytes (max 256)", { index: 3, got: 300, max: 256 }).message],
+  ["empty StoreMemories batch", argError("memories", "required", "memories is required").message],
+  ["StoreMemories batch over the cap", exceedsMaximum("memories", DEFAULT_LIMITS.maxBatchRecords).message],
   ["irreversible revert", refusalError({ to: 0, candidates: 5, irreversible: IRREVERSIBLE, unsupported: [] })!.message],
   ["unsupported revert", refusalError({ to: 1, candidates: 5, irreversible: [], unsupported: [{ version: 4, count: 3 }] })!.message],
   [
