@@ -12,12 +12,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { openServingStore } from "../src/app.js";
+import { openServingStore, serve } from "../src/app.js";
+import { FakeEmbedder } from "../src/embed/index.js";
 import { EXIT } from "../src/argerror/index.js";
 import type { MemoryRecord } from "../src/model/record.js";
 import { ANONYMOUS } from "../src/model/subject.js";
 import type { RemapReport } from "../src/operator/remap-owner.js";
 import { CURRENT_SCHEMA_VERSION } from "../src/store/schema-version.js";
+import { captureLog } from "./helpers/capture-log.js";
 import { runEngram } from "./helpers/run-engram.js";
 import { syntheticRecord } from "./helpers/synthetic-record.js";
 import { embeddedOnly, fileQdrantFake, ON_QDRANT_FAKE, openTestStore } from "./helpers/test-store.js";
@@ -131,6 +133,24 @@ describe("engram migrate-remap-owner", { timeout: 180_000 }, () => {
 
     const again = await runEngram(["migrate-remap-owner", "--from", "alice", "--to", "bob", "--apply", "--output", "json"], env);
     expect(JSON.parse(again.stdout)).toEqual({ from: "owner", dry_run: false, would_remap: 0, remapped: 0, failed: 0, passes: 0, backlog: 0 });
+  });
+
+  it("a server starting on records with no owner, or anonymous records while tokens are configured, warns once with the count and names the verb that fixes it", async () => {
+    const env = await seeded([rec(0, undefined), rec(1, undefined), rec(2, ""), rec(3, "alice")]);
+    const log = captureLog();
+    const running = await serve({ listenAddr: "127.0.0.1:0", env: { ...env, ENGRAM_AUTH_TOKENS: "alice=tok-a" }, embedder: new FakeEmbedder(DIM), log });
+    try {
+      const warned = async () => {
+        for (let i = 0; i < 400 && !log.text().includes("anonymous bucket"); i++) await new Promise((r) => setTimeout(r, 25));
+        return log.lines.map((l) => JSON.parse(l) as { level: string; msg: string; records?: number }).filter((l) => l.msg.includes("migrate-remap-owner"));
+      };
+      expect(await warned()).toEqual([
+        { level: "warn", msg: "records without an owner exist and no owner-scoped read sees them; run: engram migrate-remap-owner --from-missing --to <owner>", records: 2 },
+        { level: "warn", msg: 'records of the anonymous bucket (owner "") exist but callers authenticate, so no caller sees them; run: engram migrate-remap-owner --from-anon --to <owner>', records: 1 },
+      ]);
+    } finally {
+      await running.close();
+    }
   });
 
   it("a run SIGKILLed mid-way leaves each record moved or not, and a rerun moves the rest: none lost, none doubled", async () => {
