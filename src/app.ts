@@ -1,6 +1,6 @@
 import { connectNodeHandler, maxRequestBytesFromEnv } from "./connect/index.js";
 import { ANONYMOUS, createCore, limitsFromEnv, SummaryQueue, type Core, type CoreDeps, type Logger } from "./core/index.js";
-import { loadAuthenticator, protectedResourceFromEnv, stdioSubject, type Authenticator } from "./auth/index.js";
+import { consoleSignInFromEnv, loadAuthenticator, protectedResourceFromEnv, stdioSubject, type Authenticator } from "./auth/index.js";
 import { checkEmbedderIdentity, embedderFromEnv, identityKey, summaryConfigFromEnv, type Embedder, type SummaryConfig } from "./embed/index.js";
 import { allowedOriginsFromEnv, requestTimeoutFromEnv, startServer, type Handler, type RunningServer } from "./server.js";
 import { EmbeddedStore, StoreOpenError } from "./store/embedded/index.js";
@@ -152,6 +152,7 @@ export async function serve(opts: ServeOptions = {}): Promise<{ server: RunningS
     metrics: metrics.render,
     auth: engram.auth,
     protectedResource: protectedResourceFromEnv(env),
+    consoleSignIn: consoleSignInFromEnv(env),
     onUnauthenticated: metrics.unauthenticated,
     allowedOrigins: allowedOriginsFromEnv(env),
     requestTimeoutMs: requestTimeoutFromEnv(env),

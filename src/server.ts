@@ -19,6 +19,7 @@
  *   GET /.well-known/oauth-protected-resource[/<resource path>] → RFC 9728 metadata (when configured)
  *   GET /metrics        → bearer check, then the Prometheus text (when `metrics` is given)
  *   <mcpPath>           → bearer check, then the MCP handler
+ *   /ui/login, /ui/auth, /ui/logout and the redirect URL's path → console sign-in (src/ui/sign-in-route.ts)
  *   GET|HEAD / and /ui  → 302 to /ui/, the operator console (static files, see src/ui)
  *   GET|HEAD /ui/…      → the console's built files
  *   everything else     → bearer check, then the Connect handler (which answers 404 itself, and
@@ -36,21 +37,14 @@ import http2 from "node:http2";
 import type { Http2ServerRequest, ServerHttp2Session } from "node:http2";
 import net from "node:net";
 
-import {
-  admitRequest,
-  authenticateRequest,
-  bearerChallenge,
-  unauthenticatedMessage,
-  type AuthFailure,
-  type AuthLane,
-  type AuthResult,
-  type Authenticator,
-  type ProtectedResource,
-} from "./auth/index.js";
+import { CallerGate, type AuthFailure, type AuthLane, type AuthResult, type Authenticator, type ConsoleSignIn, type ProtectedResource } from "./auth/index.js";
 import type { AnyRequest, AnyResponse, Handler } from "./node-http.js";
 import { defaultConsoleDir, isConsolePath, serveConsole } from "./ui/console-route.js";
+import { isSignInPath, serveSignIn } from "./ui/sign-in-route.js";
+import { REQUEST_TIMEOUT_MS, originOf, parseListenAddr } from "./listen-config.js";
 
 export type { AnyRequest, AnyResponse, Handler } from "./node-http.js";
+export { ALLOWED_ORIGINS_ENV, REQUEST_TIMEOUT_ENV, REQUEST_TIMEOUT_MS, allowedOriginsFromEnv, parseListenAddr, requestTimeoutFromEnv } from "./listen-config.js";
 
 export type ServerOptions = {
   /** "host:port", e.g. "127.0.0.1:8080"; port 0 picks a free port; "[::1]:0" for IPv6. */
@@ -65,6 +59,8 @@ export type ServerOptions = {
   auth: Authenticator;
   /** RFC 9728: the document served at its well-known paths, and the URL every 401 points at. */
   protectedResource?: ProtectedResource;
+  /** Console sign-in through the issuer (its routes under /ui/, and the session cookie lane on Connect). */
+  consoleSignIn?: ConsoleSignIn;
   /** Told the lane and failure class of every refused credential (the /metrics counter); never the credential. */
   onUnauthenticated?: (lane: AuthLane, failure: AuthFailure) => void;
   /** Structured log sink. */
@@ -85,49 +81,8 @@ export type ServerOptions = {
   consoleDir?: string;
 };
 
-export const ALLOWED_ORIGINS_ENV = "ENGRAM_ALLOWED_ORIGINS";
-export const REQUEST_TIMEOUT_ENV = "ENGRAM_REQUEST_TIMEOUT_MS";
-/** A client that has not sent its whole request by then is dropped (slow-body attacks). */
-export const REQUEST_TIMEOUT_MS = 30_000;
 /** After answering a request whose body is still arriving, how long the rest may drain before the connection goes. */
 const UNREAD_BODY_GRACE_MS = 1_000;
-
-/**
- * `ENGRAM_ALLOWED_ORIGINS`: comma-separated origins (`https://app.example`).
- * Each is normalised as a browser serialises it; anything that is not an
- * http(s) origin fails startup.
- */
-export function allowedOriginsFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
-  const raw = env[ALLOWED_ORIGINS_ENV] ?? "";
-  return raw
-    .split(",")
-    .map((e) => e.trim())
-    .filter((e) => e.length > 0)
-    .map((e, i) => {
-      const origin = originOf(e);
-      if (origin === undefined) throw new Error(`${ALLOWED_ORIGINS_ENV}: entry ${i + 1} must be an http(s) origin such as https://app.example`);
-      return origin;
-    });
-}
-
-export function requestTimeoutFromEnv(env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env[REQUEST_TIMEOUT_ENV];
-  if (raw === undefined || raw.trim() === "") return REQUEST_TIMEOUT_MS;
-  if (!/^\d+$/.test(raw.trim()) || Number(raw) < 1) throw new Error(`${REQUEST_TIMEOUT_ENV} must be a positive integer (milliseconds)`);
-  return Number(raw);
-}
-
-/** The serialised origin of an http(s) URL, or undefined. */
-function originOf(text: string): string | undefined {
-  try {
-    const u = new URL(text);
-    if (u.protocol !== "http:" && u.protocol !== "https:") return undefined;
-    if (u.pathname !== "/" || u.search !== "" || u.hash !== "" || u.username !== "" || text.endsWith("/")) return undefined;
-    return u.origin;
-  } catch {
-    return undefined;
-  }
-}
 
 const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
@@ -158,38 +113,6 @@ const SNIFF_TIMEOUT_MS = 10_000;
 /** How long close() lets in-flight requests finish before destroying sockets. */
 const CLOSE_GRACE_MS = 1_500;
 const DEFAULT_MCP_PATH = "/mcp";
-
-/**
- * Parses "host:port" / "[v6]:port" / ":port" (all interfaces). Throws on
- * anything else.
- */
-export function parseListenAddr(addr: string): { host: string; port: number } {
-  const usage = "listen address must be host:port (e.g. 127.0.0.1:8080 or [::1]:8080)";
-  const text = addr.trim();
-  let host: string;
-  let portText: string;
-  if (text.startsWith("[")) {
-    const close = text.indexOf("]");
-    if (close < 0 || text[close + 1] !== ":") throw new Error(usage);
-    host = text.slice(1, close);
-    portText = text.slice(close + 2);
-    if (host.length === 0 || net.isIPv6(host) === false) {
-      throw new Error(`${usage}: bracketed host must be an IPv6 address`);
-    }
-  } else {
-    const colon = text.lastIndexOf(":");
-    if (colon < 0) throw new Error(usage);
-    host = text.slice(0, colon);
-    portText = text.slice(colon + 1);
-    if (host.includes(":")) throw new Error(`${usage}: put IPv6 addresses in brackets`);
-    if (host.length === 0) host = "0.0.0.0";
-    if (!/^[A-Za-z0-9.-]+$/.test(host)) throw new Error(`${usage}: invalid host`);
-  }
-  if (!/^\d{1,5}$/.test(portText)) throw new Error(`${usage}: port must be a number 0-65535`);
-  const port = Number(portText);
-  if (port > 65535) throw new Error(`${usage}: port must be a number 0-65535`);
-  return { host, port };
-}
 
 function pathOf(url: string | undefined): string {
   if (!url) return "/";
@@ -285,24 +208,17 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
 
   const resourcePaths = new Set(opts.protectedResource?.document ? opts.protectedResource.paths : []);
 
-  /** The 401 of the routes the listener answers itself (MCP, /metrics). */
+  const gate = new CallerGate({ auth, protectedResource: opts.protectedResource, session: opts.consoleSignIn?.session, onUnauthenticated: opts.onUnauthenticated });
   const unauthorized = (res: AnyResponse, failure: AuthFailure): void => {
-    const message = unauthenticatedMessage(auth.lanes, failure);
-    const body = message === unauthenticatedMessage([], failure) ? { error: "unauthorized" } : { error: "unauthorized", message };
-    sendJson(res, 401, body, { "www-authenticate": bearerChallenge(failure, opts.protectedResource?.metadataUrl) });
+    const { body, headers } = gate.refusal(failure);
+    sendJson(res, 401, body, headers);
   };
 
-  /**
-   * Resolves the caller, keeps the answer with the request, counts a refusal,
-   * then goes on. The check never throws; a handler that does is answered 500.
-   */
-  const checked = (req: AnyRequest, res: AnyResponse, path: string, next: (answer: AuthResult) => void): void => {
-    authenticateRequest(auth, req)
-      .then((answer) => {
-        admitRequest(req, answer);
-        if (!answer.ok) opts.onUnauthenticated?.(answer.lane, answer.failure);
-        next(answer);
-      })
+  /** Resolves the caller (src/auth's CallerGate keeps the answer with the request), then goes on; a handler that throws is answered 500. */
+  const checked = (req: AnyRequest, res: AnyResponse, path: string, next: (answer: AuthResult) => void, cookie = false): void => {
+    gate
+      .resolve(req, cookie)
+      .then(next)
       .catch((err: unknown) => {
         log({ level: "error", msg: "request handler threw", path, error: err instanceof Error ? err.name : "unknown" });
         if (!res.headersSent) sendJson(res, 500, { error: "internal error" });
@@ -376,15 +292,25 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         });
         return;
       }
+      if (isSignInPath(opts.consoleSignIn, path)) {
+        serveSignIn(opts.consoleSignIn, req, res as ServerResponse, path, (err) => log({ level: "error", msg: "console sign-in failed", error: err instanceof Error ? err.name : "unknown" }));
+        return;
+      }
       if (isConsolePath(path)) {
         serveConsole(opts.consoleDir ?? defaultConsoleDir(), req.method, path, res as ServerResponse);
         return;
       }
-      checked(req, res, path, (answer) => {
-        // The Connect handler refuses an unadmitted caller itself, in the caller's protocol.
-        if (!answer.ok) res.setHeader("www-authenticate", bearerChallenge(answer.failure, opts.protectedResource?.metadataUrl));
-        opts.connect(req, res);
-      });
+      checked(
+        req,
+        res,
+        path,
+        (answer) => {
+          // The Connect handler refuses an unadmitted caller itself, in the caller's protocol.
+          if (!answer.ok) res.setHeader("www-authenticate", gate.challenge(answer.failure));
+          opts.connect(req, res);
+        },
+        true,
+      );
     } catch (err) {
       log({ level: "error", msg: "request handler threw", path, error: err instanceof Error ? err.message : String(err) });
       if (!res.headersSent) {

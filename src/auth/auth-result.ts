@@ -26,11 +26,12 @@ export type AuthFailure = keyof typeof AUTH_FAILURES;
 
 /** What resolving one request's credential found. */
 export type AuthResult =
-  | { readonly ok: true; readonly subject: Subject; readonly lane: AuthLane }
+  /** `csrf` is said for the cookie lane only: whether the request carried the session's CSRF token (a write needs it). */
+  | { readonly ok: true; readonly subject: Subject; readonly lane: AuthLane; readonly csrf?: boolean }
   | { readonly ok: false; readonly lane: AuthLane; readonly failure: AuthFailure };
 
-export function admitted(subject: Subject, lane: AuthLane): AuthResult {
-  return Object.freeze({ ok: true, subject, lane });
+export function admitted(subject: Subject, lane: AuthLane, csrf?: boolean): AuthResult {
+  return Object.freeze(csrf === undefined ? { ok: true, subject, lane } : { ok: true, subject, lane, csrf });
 }
 
 export function refused(lane: AuthLane, failure: AuthFailure): AuthResult {

@@ -22,7 +22,7 @@ const DISCOVERY_RETRY_MS = 2_000;
 /** A discovery document larger than this is not one. */
 const MAX_DISCOVERY_BYTES = 256 * 1024;
 /** `none` and the shared-secret algorithms are never accepted: the server holds no issuer secret. */
-const ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA", "Ed25519"];
+export const ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA", "Ed25519"];
 
 export type Verified = { ok: true; payload: JWTPayload } | { ok: false; failure: AuthFailure };
 
@@ -38,18 +38,34 @@ export function discoveryUrl(issuer: string): string {
   return `${issuer.replace(/\/+$/, "")}/.well-known/openid-configuration`;
 }
 
-async function fetchDiscovery(issuer: string): Promise<URL> {
+/** What engram reads of an issuer's discovery document. */
+export type Discovery = { jwksUri: URL; authorizationEndpoint?: string; tokenEndpoint?: string };
+
+function endpoint(value: unknown, what: string): URL {
+  if (typeof value !== "string") throw new Error(`discovery document has no ${what}`);
+  const u = new URL(value);
+  if (u.protocol !== "https:" && u.protocol !== "http:") throw new Error(`${what} is not http(s)`);
+  return u;
+}
+
+export async function fetchDiscovery(issuer: string): Promise<Discovery> {
   const res = await fetch(discoveryUrl(issuer), { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), redirect: "error", headers: { accept: "application/json" } });
   if (!res.ok) throw new Error(`discovery answered HTTP ${res.status}`);
   const text = await res.text();
   if (text.length > MAX_DISCOVERY_BYTES) throw new Error("discovery document too large");
-  const doc = JSON.parse(text) as { issuer?: unknown; jwks_uri?: unknown };
+  const doc = JSON.parse(text) as Record<string, unknown>;
   // OIDC Discovery §4.3: the document must be the issuer's own.
   if (doc.issuer !== issuer) throw new Error("discovery document names another issuer");
-  if (typeof doc.jwks_uri !== "string") throw new Error("discovery document has no jwks_uri");
-  const jwks = new URL(doc.jwks_uri);
-  if (jwks.protocol !== "https:" && jwks.protocol !== "http:") throw new Error("jwks_uri is not http(s)");
-  return jwks;
+  return {
+    jwksUri: endpoint(doc.jwks_uri, "jwks_uri"),
+    ...(doc.authorization_endpoint !== undefined ? { authorizationEndpoint: endpoint(doc.authorization_endpoint, "authorization_endpoint").toString() } : {}),
+    ...(doc.token_endpoint !== undefined ? { tokenEndpoint: endpoint(doc.token_endpoint, "token_endpoint").toString() } : {}),
+  };
+}
+
+/** An issuer's keys as jose fetches and caches them. */
+export function remoteKeys(jwksUri: URL): JWTVerifyGetKey {
+  return createRemoteJWKSet(jwksUri, { cooldownDuration: JWKS_COOLDOWN_MS, cacheMaxAge: JWKS_MAX_AGE_MS, timeoutDuration: FETCH_TIMEOUT_MS });
 }
 
 export class OidcVerifier {
@@ -70,7 +86,7 @@ export class OidcVerifier {
     if (this.#keys === undefined) {
       if (Date.now() - this.#failedAt < DISCOVERY_RETRY_MS) return Promise.reject(new Error("discovery failed recently"));
       this.#keys = fetchDiscovery(this.issuer).then(
-        (jwksUri) => createRemoteJWKSet(jwksUri, { cooldownDuration: JWKS_COOLDOWN_MS, cacheMaxAge: JWKS_MAX_AGE_MS, timeoutDuration: FETCH_TIMEOUT_MS }),
+        (d) => remoteKeys(d.jwksUri),
         (err: unknown) => {
           this.#keys = undefined;
           this.#failedAt = Date.now();

@@ -7,7 +7,7 @@ import { usageError } from "./failure.js";
  * failure later on stays 1: the configuration was valid, the machine said no.
  */
 export async function checkServerConfig(env: NodeJS.ProcessEnv, listenAddr?: string): Promise<void> {
-  const [{ limitsFromEnv }, { loadAuthenticator, protectedResourceFromEnv }, { embedderFromEnv }, server] = await Promise.all([
+  const [{ limitsFromEnv }, { consoleSignInFromEnv, loadAuthenticator, protectedResourceFromEnv }, { embedderFromEnv }, server] = await Promise.all([
     import("../core/limits.js"),
     import("../auth/index.js"),
     import("../embed/config.js"),
@@ -17,6 +17,7 @@ export async function checkServerConfig(env: NodeJS.ProcessEnv, listenAddr?: str
     limitsFromEnv(env);
     loadAuthenticator(env);
     protectedResourceFromEnv(env);
+    consoleSignInFromEnv(env);
     embedderFromEnv(env);
     if (server && listenAddr !== undefined) server.parseListenAddr(listenAddr);
   } catch (err) {

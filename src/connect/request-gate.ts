@@ -29,7 +29,7 @@ import { checkRequest } from "./decode-diagnosis.js";
 import { noteOutcome } from "./outcome-context.js";
 import { toConnectError } from "./error-mapper.js";
 import { BodyNotDecompressible, BodyTooLarge, firstFrameLength, frame, inflateBounded, readBounded, splitFrames } from "./request-body.js";
-import { resolvedSubject, unauthenticated } from "./subject-context.js";
+import { csrfRefusal, resolvedSubject, unauthenticated } from "./subject-context.js";
 
 type Wire = {
   /** gRPC and gRPC-Web carry length-prefixed frames; Connect unary a bare message. */
@@ -106,6 +106,8 @@ export function gateHandler(
   const handle = async (req: UniversalServerRequest, node?: Readable): Promise<UniversalServerResponse> => {
     const wire = wireOf(req.header.get("content-type"));
     if (req.contextValues === undefined || resolvedSubject(req.contextValues) === undefined) return refuse(req, wire, unauthenticated(req.contextValues));
+    const csrf = csrfRefusal(req.contextValues, procedure);
+    if (csrf) return refuse(req, wire, csrf);
     if (!wire || req.method !== "POST" || node === undefined) {
       // The library answers 415 / 405 for these without reading a byte.
       return inner({ ...req, header: forwardHeaders(req, undefined, undefined), body: createAsyncIterable([]) });

@@ -11,6 +11,32 @@ import type { Subject } from "../model/subject.js";
  */
 const kSubject = createContextKey<Subject | undefined>(undefined, { description: "engram subject" });
 const kRefusal = createContextKey<string>("a valid bearer token is required", { description: "engram unauthenticated message" });
+/** A console session (cookie lane) whose request did not carry its CSRF token: it may read, not write. */
+const kNoCsrf = createContextKey<boolean>(false, { description: "engram console session without csrf" });
+
+/**
+ * The procedures that change nothing, which a console session may call
+ * without its CSRF token. Every other procedure, including one added later,
+ * needs it: the list fails closed.
+ */
+const READ_ONLY_PROCEDURES: ReadonlySet<string> = new Set([
+  "ListScopes",
+  "ListMemories",
+  "SearchMemories",
+  "GetMemory",
+  "SearchDiscoveries",
+  "MigrateStatus",
+  "ListScheduled",
+  "ListRules",
+  "RelatedMemories",
+  "ListTags",
+]);
+
+/** permission_denied for a console session's write without its CSRF token; bearer callers are exempt. */
+export function csrfRefusal(values: ContextValues | undefined, procedure: string): ConnectError | undefined {
+  if (values === undefined || !values.get(kNoCsrf) || READ_ONLY_PROCEDURES.has(procedure)) return undefined;
+  return new ConnectError("csrf: a console session's write needs the X-CSRF-Token header, equal to its engram_csrf cookie", Code.PermissionDenied);
+}
 
 /** The one unauthenticated answer of the Connect lane, in the words the listener's answer calls for. */
 export function unauthenticated(values?: ContextValues): ConnectError {
@@ -22,8 +48,10 @@ export function subjectContextValues(auth: Pick<Authenticator, "lanes">) {
   return (req: object) => {
     const values = createContextValues();
     const answer = admissionOf(req);
-    if (answer?.ok) values.set(kSubject, answer.subject);
-    else values.set(kRefusal, unauthenticatedMessage(auth.lanes, answer?.failure ?? "missing"));
+    if (answer?.ok) {
+      values.set(kSubject, answer.subject);
+      values.set(kNoCsrf, answer.lane === "cookie" && answer.csrf !== true);
+    } else values.set(kRefusal, unauthenticatedMessage(auth.lanes, answer?.failure ?? "missing"));
     return values;
   };
 }

@@ -1,12 +1,18 @@
 import { createClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
 import { EngramService } from "../gen/engram/v1/engram_pb.js";
-import { token } from "./session.js";
+import { csrfToken, token } from "./session.js";
 
-/** The bearer is read per call, so signing in or out needs no new client. */
+/**
+ * The credential is read per call, so signing in or out needs no new client:
+ * a bearer token when there is one, else the issuer session's cookie (sent by
+ * the browser) with its CSRF token in the header.
+ */
 const bearer: Interceptor = (next) => async (req) => {
   const t = token();
+  const csrf = csrfToken();
   if (t !== "") req.header.set("authorization", `Bearer ${t}`);
+  else if (csrf !== undefined) req.header.set("x-csrf-token", csrf);
   return next(req);
 };
 

@@ -63,7 +63,7 @@ function decoded(arg: string): string {
 function render(page: string, view: HTMLElement, arg: string, params: URLSearchParams): Promise<void> {
   switch (page) {
     case "sign-in":
-      return signInPage(view);
+      return signInPage(view, params);
     case "records":
       return recordsPage(view, arg, params);
     case "search":
@@ -87,7 +87,7 @@ function renderNav(page: string): void {
     ...(signedIn()
       ? [
           ...NAV.map(([href, label]) => h("a", { href, "aria-current": href === `#/${page}` ? "page" : null }, label)),
-          h("button", { type: "button", id: "sign-out", onclick: () => (signOut(), (location.hash = "#/sign-in")) }, "Sign out"),
+          h("button", { type: "button", id: "sign-out", onclick: () => void signOut().then(() => (location.hash = "#/sign-in")) }, "Sign out"),
         ]
       : []),
   );

@@ -78,6 +78,8 @@ export async function startTestIssuer(opts: { accounts: Record<string, Account>;
       })),
     ],
     jwks: { keys: [...keys] },
+    // ID tokens carry the email claims, as most providers send them; the console reads its owner there.
+    conformIdTokenClaims: false,
     ttl: { AccessToken: 300, ClientCredentials: 300, IdToken: 300, Interaction: 600, Session: 600, Grant: 600 },
     cookies: { keys: ["test-cookie-key-0123456789"] },
     claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["preferred_username"] },

@@ -1,0 +1,53 @@
+/**
+ * Who is calling, as the listener asks it once per request: the console's
+ * session cookie where the route takes it and no bearer was sent, else the
+ * bearer lanes. The answer stays with the request (admitRequest) for the
+ * Connect and MCP handlers; a refusal is counted by lane and class and
+ * answered with one 401 shape everywhere.
+ */
+import type { AuthFailure, AuthLane, AuthResult } from "./auth-result.js";
+import type { Authenticator } from "./authenticator.js";
+import { bearerChallenge, unauthenticatedMessage } from "./challenge.js";
+import { CSRF_HEADER } from "./csrf.js";
+import type { ProtectedResource } from "./protected-resource.js";
+import { admitRequest, authenticateRequest, type HeaderSource } from "./request-subject.js";
+import type { ConsoleSession } from "./ui-session.js";
+
+export type CallerGateOptions = {
+  auth: Authenticator;
+  protectedResource?: ProtectedResource;
+  /** The console's sessions, when console sign-in is configured. */
+  session?: ConsoleSession;
+  onUnauthenticated?: (lane: AuthLane, failure: AuthFailure) => void;
+};
+
+export class CallerGate {
+  readonly #o: CallerGateOptions;
+
+  constructor(opts: CallerGateOptions) {
+    this.#o = opts;
+  }
+
+  /** `cookie`: whether this route takes a console session (Connect does; MCP and /metrics take bearers only). */
+  async resolve(req: HeaderSource, cookie: boolean): Promise<AuthResult> {
+    let answer: AuthResult | undefined;
+    // A bearer, even a bad one, is the caller's choice of lane: a cookie never overrides it.
+    if (cookie && this.#o.session && req.headers.authorization === undefined) answer = await this.#o.session.resolve(req.headers.cookie, req.headers[CSRF_HEADER]);
+    answer ??= await authenticateRequest(this.#o.auth, req);
+    admitRequest(req, answer);
+    if (!answer.ok) this.#o.onUnauthenticated?.(answer.lane, answer.failure);
+    return answer;
+  }
+
+  challenge(failure: AuthFailure): string {
+    return bearerChallenge(failure, this.#o.protectedResource?.metadataUrl);
+  }
+
+  /** The JSON 401 of the routes the listener answers itself; the message only when there is more to say than the static lane's words. */
+  refusal(failure: AuthFailure): { body: Record<string, string>; headers: Record<string, string> } {
+    const message = unauthenticatedMessage(this.#o.auth.lanes, failure);
+    const body: Record<string, string> = { error: "unauthorized" };
+    if (message !== unauthenticatedMessage([], failure)) body.message = message;
+    return { body, headers: { "www-authenticate": this.challenge(failure) } };
+  }
+}
