@@ -14,9 +14,10 @@ export type ChatRequest = {
 /**
  * How the fake answers: `ok` with a summary made from the content; `fail`
  * with HTTP 500 and an OpenAI-style error whose free text must never be
- * repeated; `hold` parks every request until release() (a slow summarizer).
+ * repeated; `hold` parks every request until release() (a slow summarizer);
+ * `huge` streams a 1 MiB body with no length header.
  */
-export type ChatMode = "ok" | "fail" | "hold";
+export type ChatMode = "ok" | "fail" | "hold" | "huge";
 
 export type FakeChat = {
   /** The base URL to configure (ENGRAM_OPENAI_CHAT_BASE_URL). */
@@ -49,6 +50,12 @@ export async function startFakeChat(): Promise<FakeChat> {
     if (fake.mode === "fail") {
       res.writeHead(500, { "content-type": "application/json" });
       res.end(JSON.stringify({ error: { code: "server_error", message: `upstream failed on: ${req.content}` } }));
+      return;
+    }
+    if (fake.mode === "huge") {
+      res.writeHead(200, { "content-type": "application/json" });
+      for (let i = 0; i < 64; i++) res.write(" ".repeat(16 * 1024));
+      res.end("{}");
       return;
     }
     res.writeHead(200, { "content-type": "application/json" });
