@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import * as auth from "../src/auth/index.js";
 import { createMetrics, READY_PARTS } from "../src/observe/index.js";
 
 const ROOT = new URL("..", import.meta.url).pathname;
@@ -16,5 +17,18 @@ describe("docs/operations.md", () => {
 
   it("names every part the readiness gauge reports", () => {
     expect(doc).toContain(`\`part\` (${READY_PARTS.map((p) => `\`${p}\``).join(", ")})`);
+  });
+
+  it("names in its Identity section every variable the bearer lanes and console sign-in read, and every 401 lane and class", () => {
+    const identity = doc.slice(doc.indexOf("## Identity"), doc.indexOf("## Probes"));
+    const variables = Object.entries(auth)
+      .filter(([name, value]) => name.endsWith("_ENV") && typeof value === "string")
+      .map(([, value]) => value as string)
+      .filter((v) => v !== auth.MCP_OWNER_ENV);
+    expect(variables.length).toBeGreaterThan(12);
+    for (const v of variables) expect(identity, v).toContain(`\`${v}\``);
+    const row = doc.split("\n").find((l) => l.startsWith("| `engram_unauthenticated_total` |"))!;
+    for (const lane of auth.AUTH_LANES) expect(row).toContain(`\`${lane}\``);
+    for (const cls of Object.keys(auth.AUTH_FAILURES)) expect(row).toContain(`\`${cls}\``);
   });
 });

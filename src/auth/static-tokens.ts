@@ -27,6 +27,7 @@ export const SERVICE_STATIC_TOKENS_ENV = "ENGRAM_SERVICE_AUTH_STATIC_TOKENS";
 
 /** Owners are record keys and log fields: keep them printable and whitespace-free. */
 const OWNER_FORBIDDEN = /[\s\u0000-\u001f\u007f=]/;
+const NAMESPACED = /^\d+:/;
 
 type ParseOptions = {
   /** Name used as the prefix of error messages (an env var name, or "token file"). */
@@ -70,6 +71,10 @@ function parseEntries(spec: string, options: ParseOptions): Entry[] {
     }
     if (OWNER_FORBIDDEN.test(owner)) {
       throw new Error(`${where} has an owner with whitespace or control characters`);
+    }
+    // The OIDC lanes store a non-email owner as <len>:<claim>:<len>:<value>; a static owner of that shape could be one of them.
+    if (NAMESPACED.test(owner)) {
+      throw new Error(`${where} has an owner in the <length>:<claim>: form the OIDC lanes use`);
     }
     if (BEARER_TOKEN_FORBIDDEN.test(token)) {
       throw new Error(`${where} has a token with whitespace or control characters`);
