@@ -4,7 +4,8 @@ import type { OwnerSource, RemapProgress, RemapReport } from "../operator/remap-
 import type { OutputMode } from "./client-flags.js";
 import { parseDurationMs } from "./duration.js";
 import { usageError } from "./failure.js";
-import { addBatchSizeFlag, addOutputFlag, batchSize, Deadline, DEFAULT_SWEEP_TIMEOUT, failure, outputMode, SweepTimeoutError, writeDocument } from "./operator-common.js";
+import { parseUint } from "./list-values.js";
+import { addOutputFlag, batchSize, DEFAULT_BATCH_SIZE, Deadline, DEFAULT_SWEEP_TIMEOUT, failure, outputMode, SweepTimeoutError, writeDocument } from "./operator-common.js";
 import { ProgressReporter, progressMode } from "./operator-progress.js";
 import { SWEEP_CHECK, withServingStore } from "./operator-store.js";
 import { table } from "./text.js";
@@ -126,7 +127,9 @@ function addCommon(cmd: Command): Command {
   cmd.option("--apply", "write: move the records instead of previewing");
   addOutputFlag(cmd);
   cmd.addOption(new Option("--timeout <duration>", "wall-clock budget for the write loop, e.g. 30s, 5m, 1h; must be above 0").default(DEFAULT_SWEEP_TIMEOUT));
-  addBatchSizeFlag(cmd);
+  cmd.addOption(
+    new Option("--batch-size <n>", "records read and moved per pass of the loop, each by its own conditional write").argParser(parseUint).default(BigInt(DEFAULT_BATCH_SIZE), String(DEFAULT_BATCH_SIZE)),
+  );
   return cmd;
 }
 
@@ -138,7 +141,7 @@ export function registerOperatorRemapOwner(program: Command): void {
       "Move every record of one owner (--from), of no owner at all (--from-missing: records written before owners existed, which no " +
         "owner-scoped read sees) or of the anonymous bucket (--from-anon: owner \"\", what a server without tokens writes) to the owner --to, " +
         "on the store the server would serve (ENGRAM_DATA_DIR, or the Qdrant collection when ENGRAM_QDRANT_URL is set). Records keep their ids; " +
-        `only the owner changes, one conditional write each, so a run stopped at any point is finished by running it again. ${APPLY_RULE}.`,
+        `only the owner changes, one conditional write each, so a run stopped at any point is finished by running it again. Without --apply it only counts: ${APPLY_RULE}.`,
     )
     .option("--from <owner>", "move the records of this owner")
     .option("--from-missing", "move the records that have no owner key (pre-isolation)")
@@ -156,7 +159,7 @@ export function registerOperatorRemapOwner(program: Command): void {
     .summary("deprecated: migrate-remap-owner --from-missing --to <owner>")
     .description(
       "Deprecated alias of `engram migrate-remap-owner --from-missing --to <owner>`: give every record that has no owner key the owner --owner. " +
-        `Same report, exit statuses and progress lines. ${APPLY_RULE}.`,
+        `Same report, exit statuses and progress lines. Without --apply it only counts: ${APPLY_RULE}.`,
     )
     .option("--owner <owner>", "the owner records with no owner get (required)");
   addCommon(setOwner);

@@ -65,8 +65,8 @@ async function runSummarize(o: SummarizeFlags): Promise<void> {
   if (config === undefined) throw usageError(NO_SUMMARY_MODEL);
   const summarizer = config.summarizer;
   const dryRun = o.dryRun === true;
-  const reporter = new ProgressReporter(dryRun ? "off" : progressMode(), "summarized");
-  const deadline = new Deadline(timeoutMs, "summarized");
+  const reporter = new ProgressReporter(dryRun ? "off" : progressMode(), "processed");
+  const deadline = new Deadline(timeoutMs, "processed");
   const report = await withServingStore(async ({ deps }) => {
     try {
       return await summarizeMissing(deps, summarizer, {
