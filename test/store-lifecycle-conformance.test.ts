@@ -108,6 +108,30 @@ describe.each(harnesses)("the lifecycle port on $name", (h) => {
     expect(got.has(id(99))).toBe(false);
   });
 
+  // The embedded store's own index switches to a graph past a few thousand records; Qdrant's is Qdrant's.
+  it.runIf(h.name === "embedded")("neighbours on a store large enough for the vector graph still finds planted twins, never the record itself", async () => {
+    const big = await h.open();
+    try {
+      let seed = 11;
+      const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff) - 0.5;
+      const rows = Array.from({ length: 5000 }, (_, n) => {
+        const v = new Float32Array(DIM).map(() => rand());
+        return { record: syntheticRecord(1000 + n), vector: v, version: CURRENT_SCHEMA_VERSION };
+      });
+      // Every 1000th record gets a near-copy of the record before it.
+      for (const n of [999, 1999, 2999]) rows[n]!.vector = rows[n - 1]!.vector.map((x, d) => x + (d === 0 ? 0.001 : 0));
+      await big.importBatch(rows);
+      const twins = [998, 1998, 2998].map((n) => id(1000 + n));
+      const got = await big.neighbours(twins, 3, everyone());
+      for (const [i, n] of [998, 1998, 2998].entries()) {
+        expect(got.get(twins[i]!)![0]!.id).toBe(id(1000 + n + 1));
+        expect(got.get(twins[i]!)!.map((x) => x.id)).not.toContain(twins[i]);
+      }
+    } finally {
+      await big.close();
+    }
+  });
+
   it("deleteMany deletes exactly the named records, any owner, and counts only those that existed", async () => {
     expect(await store.deleteMany([id(5), id(6), id(99)])).toBe(2);
     expect(await store.getRaw(id(5))).toBeUndefined();

@@ -26,14 +26,14 @@ export function nearestOf(m: Mirror, keeper: VectorKeeper, ids: readonly string[
     const a = m.attrs.get(rid);
     if (a !== undefined && !pending.has(rid) && matches(a, query)) admitted.add(rid);
   }
+  const asked = new Map<number, string>();
   for (const id of ids) {
     const rid = m.ridById.get(id);
-    if (rid === undefined || pending.has(rid)) continue;
-    const row = index.rowOf(rid);
-    if (!row) continue;
-    const hits = index.search(row, k, { candidates: admitted, allow: (key) => key !== rid });
+    if (rid !== undefined && !pending.has(rid)) asked.set(rid, id);
+  }
+  for (const [rid, hits] of index.nearestMany([...asked.keys()], k, admitted)) {
     out.set(
-      id,
+      asked.get(rid)!,
       hits.map((h) => ({ id: m.attrs.get(h.key)!.id, score: clampCosine(h.score) })),
     );
   }

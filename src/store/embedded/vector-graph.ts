@@ -127,6 +127,17 @@ export class VectorGraph {
     }
   }
 
+  /**
+   * Several unfiltered walks in one native call (on one thread: a graph
+   * built a slot at a time has one search context): for each query, up to
+   * `fetch` graph keys (slots), nearest first by the int8 copies; the caller
+   * rescores and filters them.
+   */
+  searchMany(qs: readonly Float32Array[], fetch: number): { slots: BigUint64Array; counts: BigUint64Array; k: number } {
+    const found = this.#graph!.search([...qs], Math.min(fetch, this.#graph!.size()), 1) as unknown as { keys: BigUint64Array; counts: BigUint64Array; k: number };
+    return { slots: found.keys, counts: found.counts, k: found.k };
+  }
+
   #newGraph(): Graph {
     return new usearch.Index({
       dimensions: this.slots.dim,

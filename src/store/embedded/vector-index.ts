@@ -28,7 +28,7 @@
  * be members. Groups are derived state: never saved, reassigned after a load.
  */
 import { join } from "node:path";
-import { dotAt, scanAll, type VectorHit } from "./exact-scan.js";
+import { dotAt, scanAll, TopK, type VectorHit } from "./exact-scan.js";
 import { NativeScan } from "./native-scan.js";
 import { VectorGraph } from "./vector-graph.js";
 import { VectorGroups } from "./vector-groups.js";
@@ -180,6 +180,49 @@ export class VectorIndex {
     if (slot === undefined) return undefined;
     const dim = this.#slots.dim;
     return this.#slots.slab.slice(slot * dim, (slot + 1) * dim);
+  }
+
+  /**
+   * The `k` nearest admitted records to each of several stored records, by
+   * their own rows, the record itself never among them: what `search` gives
+   * per row, but with the graph walks of a large index made in one native
+   * call (near-duplicate sweeps ask this for every record). A row whose walk comes up short of k admitted neighbours, and
+   * every row while the graph is not in use, is searched on its own.
+   */
+  nearestMany(keys: readonly number[], k: number, admitted: ReadonlySet<number>): Map<number, VectorHit[]> {
+    const out = new Map<number, VectorHit[]>();
+    const rows = keys.filter((key) => this.#slots.slotOf.has(key));
+    const alone = (key: number) => out.set(key, this.search(this.rowOf(key)!, k, { candidates: admitted, allow: (other) => other !== key }));
+    if (k <= 0 || rows.length === 0) return out;
+    if (!this.#graphUsable() || admitted.size <= this.#exactBudget(k) || k + 1 >= admitted.size) {
+      for (const key of rows) alone(key);
+      return out;
+    }
+    const slots = this.#slots;
+    const dim = slots.dim;
+    const fetch = Math.ceil(((k + 1) / (admitted.size / this.size)) * 1.5);
+    const found = this.#graph.searchMany(
+      rows.map((key) => this.rowOf(key)!),
+      fetch,
+    );
+    rows.forEach((key, i) => {
+      const own = slots.slotOf.get(key)! * dim;
+      const q = Float64Array.from(slots.slab.subarray(own, own + dim));
+      const top = new TopK(k);
+      let taken = 0;
+      const n = Number(found.counts[i]!);
+      for (let j = 0; j < n; j++) {
+        const slot = Number(found.slots[i * found.k + j]!);
+        const other = slots.slotKey[slot]!;
+        if (other < 0 || other === key || !admitted.has(other)) continue;
+        taken++;
+        const score = dotAt(slots.slab, slot * dim, q, dim);
+        if (score >= top.floor) top.offer(other, score);
+      }
+      if (taken >= k) out.set(key, top.drain());
+      else alone(key);
+    });
+    return out;
   }
 
   /**
