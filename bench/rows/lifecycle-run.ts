@@ -3,7 +3,7 @@
  * with dist/'s options like sweep-run.ts so what is timed is the JavaScript
  * the CLI ships. Each verb runs as the CLI runs it, minus the process and
  * the report's printing: withServingStore opens the store over
- * ENGRAM_DATA_DIR (the file's check alongside, for the two that delete),
+ * ENGRAM_DATA_DIR (the file's check alongside),
  * the operator function sweeps it, and the store closes. Prints one JSON line.
  *
  *   ENGRAM_BENCH_LIFECYCLE=sweeps       prune-expired --apply, then spine-review purge --class superseded,archived --apply
@@ -30,7 +30,7 @@ const nowS = () => Math.floor(Date.now() / 1000);
 await withServingStore(async () => undefined, env);
 
 if (process.env.ENGRAM_BENCH_LIFECYCLE === "consolidate") {
-  const run = await timed(() => withServingStore(({ store }) => consolidate(store, { topK: 5, now: nowS() }), env));
+  const run = await timed(() => withServingStore(({ store }) => consolidate(store, { topK: 5, now: nowS() }), env, SWEEP_CHECK));
   const { results, ...counts } = run.result;
   process.stdout.write(`${JSON.stringify({ consolidate: { ...run, result: { ...counts, top: results.slice(0, 3) } } })}\n`);
 } else {

@@ -6,7 +6,7 @@ import { usageError } from "./failure.js";
 import { addOutputFlag, addScopeFlags, addSweepTimeoutFlag, outputMode, parseSweepTimeout, SweepTimeoutError, writeDocument } from "./operator-common.js";
 import { loopHooks, scopeChoice, sweepTimedOut } from "./operator-lifecycle.js";
 import { progressMode } from "./operator-progress.js";
-import { withServingStore } from "./operator-store.js";
+import { SWEEP_CHECK, withServingStore } from "./operator-store.js";
 import { table } from "./text.js";
 
 /**
@@ -63,7 +63,8 @@ async function runConsolidate(o: ConsolidateFlags): Promise<void> {
     } finally {
       hooks.reporter.finish();
     }
-  });
+    // It reads every record anyway: the file is checked on another thread meanwhile, and a damaged one still refuses the run.
+  }, process.env, SWEEP_CHECK);
   writeDocument(output, report, () => consolidateText(report));
 }
 
