@@ -117,7 +117,7 @@ describe("StoreMemories over Connect", () => {
     expect(await countIn(scope)).toBe(4);
   });
 
-  it("refuses a batch over the cap, or an empty one, as a whole with one envelope, writing nothing", async () => {
+  it("refuses a batch over the cap, an empty one, or one over the body limit, as a whole with one envelope, writing nothing", async () => {
     const scope = "project:batch-cap";
     const over = Array.from({ length: DEFAULT_LIMITS.maxBatchRecords + 1 }, (_, i) => ({ content: `r${i}`, scope, source: "user-said", category: "decision" }));
     const err = await srv.client().storeMemories({ memories: over }).then(
@@ -128,6 +128,10 @@ describe("StoreMemories over Connect", () => {
     expect(CONNECT_CODE_NAME[err!.code]).toBe("invalid_argument");
     const empty = await srv.client().storeMemories({ memories: [] }).catch((e: unknown) => ConnectError.from(e));
     expect((empty as ConnectError).rawMessage).toBe("field=memories hint=required: memories is required");
+    // Under the cap but over the body limit: the request gate's envelope, before any record is read.
+    const full = (i: number) => ({ content: `${i}`.padEnd(DEFAULT_LIMITS.maxContentBytes, "x"), scope, source: "user-said", category: "decision" });
+    const heavy = await srv.client().storeMemories({ memories: Array.from({ length: 70 }, (_, i) => full(i)) }).catch((e: unknown) => ConnectError.from(e));
+    expect((heavy as ConnectError).rawMessage).toMatch(/^field=request hint=too_long: request too large: \d+ bytes \(max 4194304\)$/);
     expect(await countIn(scope)).toBe(0);
   });
 
