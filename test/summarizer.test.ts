@@ -1,14 +1,19 @@
 /**
  * The chat-completions summarizer and its settings against the loopback
  * fake endpoint: what a request carries, which key goes where, the one-line
- * cut, the timeout under its ceiling and the bounded response read. Every
+ * cut, the timeout under its ceiling and the bounded response read; wrong
+ * settings stop the server verbs with exit 2. Every
  * failure names the endpoint and the cause, never the content.
  */
 import { readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EXIT } from "../src/argerror/index.js";
 import { fitSummary } from "../src/core/index.js";
 import { oneLine, summaryConfigFromEnv, SummarizerError } from "../src/embed/index.js";
 import { fakeSummary, startFakeChat, type FakeChat } from "./helpers/fake-chat-server.js";
+import { runEngram } from "./helpers/run-engram.js";
 import { freePort } from "./helpers/serve-process.js";
 
 let chat: FakeChat;
@@ -43,6 +48,15 @@ describe("summary settings", () => {
     );
     expect(() => summaryConfigFromEnv({ ENGRAM_SUMMARY_MODEL: "m", ENGRAM_OPENAI_CHAT_BASE_URL: "ftp://user:secret@host" })).toThrow(/^ENGRAM_OPENAI_CHAT_BASE_URL must be an absolute http:\/\/ or https:\/\/ URL$/);
     expect(() => summaryConfigFromEnv({ ENGRAM_SUMMARY_MODEL: "m", ENGRAM_OPENAI_BASE_URL: chat.url, ENGRAM_SUMMARY_ON_WRITE: "yes" })).toThrow("ENGRAM_SUMMARY_ON_WRITE must be true or false");
+  });
+
+  it("that are wrong stop engram serve and engram mcp before anything opens, exit 2", async () => {
+    const env = { ENGRAM_SUMMARY_MODEL: "m", ENGRAM_DATA_DIR: join(tmpdir(), "engram-summary-config-unused"), ENGRAM_LISTEN_ADDR: "127.0.0.1:0" };
+    const runs = await Promise.all([runEngram(["serve"], env), runEngram(["mcp"], { ...env, ENGRAM_OPENAI_CHAT_BASE_URL: chat.url, ENGRAM_SUMMARY_QUEUE_SIZE: "0" })]);
+    expect(runs).toEqual([
+      { code: EXIT.usage, stdout: "", stderr: "engram: ENGRAM_SUMMARY_MODEL is set but neither ENGRAM_OPENAI_CHAT_BASE_URL nor ENGRAM_OPENAI_BASE_URL is; set ENGRAM_OPENAI_CHAT_BASE_URL to the base URL of the chat-completions endpoint\n" },
+      { code: EXIT.usage, stdout: "", stderr: 'engram: ENGRAM_SUMMARY_QUEUE_SIZE must be an integer from 1 to 65536, got "0"\n' },
+    ]);
   });
 
   it("default to two workers, a queue of 256 and no summaries on write", () => {

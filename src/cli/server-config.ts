@@ -7,10 +7,11 @@ import { usageError } from "./failure.js";
  * failure later on stays 1: the configuration was valid, the machine said no.
  */
 export async function checkServerConfig(env: NodeJS.ProcessEnv, listenAddr?: string): Promise<void> {
-  const [{ limitsFromEnv }, { consoleSignInFromEnv, loadAuthenticator, protectedResourceFromEnv }, { embedderFromEnv }, server] = await Promise.all([
+  const [{ limitsFromEnv }, { consoleSignInFromEnv, loadAuthenticator, protectedResourceFromEnv }, { embedderFromEnv }, { summaryConfigFromEnv }, server] = await Promise.all([
     import("../core/limits.js"),
     import("../auth/index.js"),
     import("../embed/config.js"),
+    import("../embed/summary-config.js"),
     listenAddr === undefined ? undefined : import("../server.js"),
   ]);
   try {
@@ -19,6 +20,7 @@ export async function checkServerConfig(env: NodeJS.ProcessEnv, listenAddr?: str
     protectedResourceFromEnv(env);
     consoleSignInFromEnv(env);
     embedderFromEnv(env);
+    summaryConfigFromEnv(env);
     if (server && listenAddr !== undefined) server.parseListenAddr(listenAddr);
   } catch (err) {
     throw usageError(err instanceof Error ? err.message : String(err));
