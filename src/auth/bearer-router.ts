@@ -67,7 +67,9 @@ export class BearerRouter implements Authenticator {
     if (this.anonymous) return admitted(ANONYMOUS, "none");
     if (typeof header !== "string" || header.trim() === "") return refused("none", "missing");
     const token = BEARER.exec(header)?.[1];
-    if (token !== undefined && this.#oidc.length > 0 && isJwtShaped(token)) return this.#resolveJwt(token);
+    // Not `Bearer <token>`: no lane can read it.
+    if (token === undefined) return refused("none", "invalid");
+    if (this.#oidc.length > 0 && isJwtShaped(token)) return this.#resolveJwt(token);
     if (this.#static.anonymous) return refused("static", "invalid");
     return this.#static.resolve(header);
   }

@@ -47,7 +47,7 @@ export class ConsoleSignIn {
     this.#redirect = cfg.redirectUrl;
     this.#claims = cfg.ownerClaims;
     this.callbackPath = redirect.pathname;
-    this.session = new ConsoleSession(cfg.cookieKey, cfg.ownerClaims, !isLoopbackUrl(redirect));
+    this.session = new ConsoleSession(cfg.cookieKey, cfg.ownerClaims, !isLoopbackUrl(redirect), redirect.pathname);
   }
 
   #discover(): Promise<{ d: Discovery; keys: JWTVerifyGetKey }> {

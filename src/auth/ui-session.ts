@@ -52,13 +52,19 @@ export class ConsoleSession {
   readonly #csrfKey: Buffer;
   readonly #version: string;
   readonly #secure: boolean;
+  readonly #loginPath: string;
 
-  /** `ownerClaims` is part of the version; `secure` is false only when the console is served on loopback. */
-  constructor(cookieKey: Buffer, ownerClaims: readonly string[], secure: boolean) {
+  /**
+   * `ownerClaims` is part of the version; `secure` is false only when the
+   * console is served on loopback; the sign-in's own cookie is sent to
+   * `loginPath` (the redirect URL's path) only.
+   */
+  constructor(cookieKey: Buffer, ownerClaims: readonly string[], secure: boolean, loginPath = "/ui/callback") {
     this.#sealKey = new Uint8Array(hkdfSync("sha256", cookieKey, Buffer.alloc(0), "engram console session", 32));
     this.#csrfKey = Buffer.from(hkdfSync("sha256", cookieKey, Buffer.alloc(0), "engram console csrf", 32));
     this.#version = `${SESSION_FORMAT}:${ownerClaims.join(",")}`;
     this.#secure = secure;
+    this.#loginPath = loginPath;
   }
 
   #cookie(name: string, value: string, maxAge: number, opts: { httpOnly: boolean; path: string }): string {
@@ -90,7 +96,7 @@ export class ConsoleSession {
       this.#cookie(SESSION_COOKIE, await this.#seal("engram-session", { owner, actor }, SESSION_SECONDS), SESSION_SECONDS, { httpOnly: true, path: "/" }),
       // Readable by the page, which sends it back as X-CSRF-Token.
       this.#cookie(CSRF_COOKIE, mintCsrfToken(this.#csrfKey, owner), SESSION_SECONDS, { httpOnly: false, path: "/" }),
-      this.#cookie(LOGIN_COOKIE, "", 0, { httpOnly: true, path: "/ui/" }),
+      this.#cookie(LOGIN_COOKIE, "", 0, { httpOnly: true, path: this.#loginPath }),
     ];
   }
 
@@ -100,7 +106,7 @@ export class ConsoleSession {
   }
 
   async sealLogin(login: LoginState): Promise<string> {
-    return this.#cookie(LOGIN_COOKIE, await this.#seal("engram-login", login, LOGIN_SECONDS), LOGIN_SECONDS, { httpOnly: true, path: "/ui/" });
+    return this.#cookie(LOGIN_COOKIE, await this.#seal("engram-login", login, LOGIN_SECONDS), LOGIN_SECONDS, { httpOnly: true, path: this.#loginPath });
   }
 
   async openLogin(cookies: Map<string, string>): Promise<LoginState | undefined> {
