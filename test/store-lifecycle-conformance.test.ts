@@ -127,6 +127,8 @@ describe.each(harnesses)("the lifecycle port on $name", (h) => {
         expect(got.get(twins[i]!)![0]!.id).toBe(id(1000 + n + 1));
         expect(got.get(twins[i]!)!.map((x) => x.id)).not.toContain(twins[i]);
       }
+      // One record alone takes the same path.
+      expect((await big.neighbours([twins[1]!], 1, everyone())).get(twins[1]!)!.map((x) => x.id)).toEqual([id(2999)]);
     } finally {
       await big.close();
     }

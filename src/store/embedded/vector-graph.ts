@@ -134,8 +134,11 @@ export class VectorGraph {
    * rescores and filters them.
    */
   searchMany(qs: readonly Float32Array[], fetch: number): { slots: BigUint64Array; counts: BigUint64Array; k: number } {
-    const found = this.#graph!.search([...qs], Math.min(fetch, this.#graph!.size()), 1) as unknown as { keys: BigUint64Array; counts: BigUint64Array; k: number };
-    return { slots: found.keys, counts: found.counts, k: found.k };
+    const limit = Math.min(fetch, this.#graph!.size());
+    const found = this.#graph!.search([...qs], limit, 1) as unknown as { keys: BigUint64Array; counts?: BigUint64Array; k?: number };
+    // One query comes back as plain Matches, without counts.
+    if (found.counts === undefined) return { slots: found.keys, counts: BigUint64Array.of(BigInt(found.keys.length)), k: limit };
+    return { slots: found.keys, counts: found.counts, k: found.k ?? limit };
   }
 
   #newGraph(): Graph {
