@@ -307,6 +307,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         (answer) => {
           // The Connect handler refuses an unadmitted caller itself, in the caller's protocol.
           if (!answer.ok) res.setHeader("www-authenticate", gate.challenge(answer.failure));
+          else if (answer.renew) res.setHeader("set-cookie", [...answer.renew]);
           opts.connect(req, res);
         },
         true,

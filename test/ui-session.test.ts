@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { ConsoleSession } from "../src/auth/index.js";
 import { parseCookieKey } from "../src/auth/ui-session.js";
 
@@ -6,6 +6,10 @@ const KEY = parseCookieKey("00".repeat(16) + "11".repeat(16));
 const cookieHeader = (setCookies: string[]) => setCookies.map((c) => c.split(";")[0]).join("; ");
 
 describe("the console's session cookie", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it("is sealed, HttpOnly and SameSite=Lax, Secure unless on loopback, with a readable CSRF cookie beside it", async () => {
     const cookies = await new ConsoleSession(KEY, ["email"], true).start("ada@example.test", "ada@example.test");
     expect(cookies[0]).toMatch(/^engram_session=[\w-]+\.\.[\w-]+\.[\w-]+\.[\w-]+; Path=\/; Max-Age=28800; SameSite=Lax; HttpOnly; Secure$/);
@@ -37,5 +41,24 @@ describe("the console's session cookie", () => {
   it("takes a 32-byte key as hex or base64 and refuses any other length", () => {
     expect(parseCookieKey(Buffer.alloc(32, 7).toString("base64")).length).toBe(32);
     expect(() => parseCookieKey("short")).toThrow("ENGRAM_UI_COOKIE_KEY must be 32 bytes, written as 64 hex digits or in base64 (e.g. openssl rand -base64 32)");
+  });
+
+  it("is resealed with a fresh expiry, its CSRF token kept, once in use a while after it was sealed", async () => {
+    const session = new ConsoleSession(KEY, ["email"], false);
+    const signedIn = Date.now();
+    const ada = cookieHeader(await session.start("ada@example.test", "ada@example.test"));
+    const csrf = /engram_csrf=([^;]+)/.exec(ada)![1]!;
+    expect((await session.resolve(ada, csrf))).not.toHaveProperty("renew");
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(signedIn + 20 * 60_000);
+    const renewed = await session.resolve(ada, csrf);
+    expect(renewed).toMatchObject({ ok: true, csrf: true });
+    const renew = (renewed as { renew?: readonly string[] } | undefined)?.renew ?? [];
+    expect(renew[0]).toMatch(/^engram_session=[^;]+; Path=\/; Max-Age=28800; SameSite=Lax; HttpOnly$/);
+    expect(renew[1]).toBe(`engram_csrf=${csrf}; Path=/; Max-Age=28800; SameSite=Lax`);
+    // Past the first cookie's end, the resealed one still holds.
+    vi.setSystemTime(signedIn + 8 * 3600_000 + 10 * 60_000);
+    expect(await session.resolve(cookieHeader([renew[0]!, renew[1]!]), csrf)).toMatchObject({ ok: true });
+    expect(await session.resolve(ada, csrf)).toEqual({ ok: false, lane: "cookie", failure: "expired" });
   });
 });

@@ -26,12 +26,16 @@ export type AuthFailure = keyof typeof AUTH_FAILURES;
 
 /** What resolving one request's credential found. */
 export type AuthResult =
-  /** `csrf` is said for the cookie lane only: whether the request carried the session's CSRF token (a write needs it). */
-  | { readonly ok: true; readonly subject: Subject; readonly lane: AuthLane; readonly csrf?: boolean }
+  /**
+   * For the cookie lane only: `csrf`, whether the request carried the
+   * session's CSRF token (a write needs it); `renew`, the Set-Cookie values
+   * that extend a session in use.
+   */
+  | { readonly ok: true; readonly subject: Subject; readonly lane: AuthLane; readonly csrf?: boolean; readonly renew?: readonly string[] }
   | { readonly ok: false; readonly lane: AuthLane; readonly failure: AuthFailure };
 
-export function admitted(subject: Subject, lane: AuthLane, csrf?: boolean): AuthResult {
-  return Object.freeze(csrf === undefined ? { ok: true, subject, lane } : { ok: true, subject, lane, csrf });
+export function admitted(subject: Subject, lane: AuthLane, csrf?: boolean, renew?: readonly string[]): AuthResult {
+  return Object.freeze({ ok: true, subject, lane, ...(csrf !== undefined ? { csrf } : {}), ...(renew !== undefined ? { renew } : {}) });
 }
 
 export function refused(lane: AuthLane, failure: AuthFailure): AuthResult {

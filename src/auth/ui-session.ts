@@ -18,7 +18,12 @@ export const LOGIN_COOKIE = "engram_login";
 export const COOKIE_KEY_ENV = "ENGRAM_UI_COOKIE_KEY";
 /** Bumped when the session's contents or the owner encoding change. */
 const SESSION_FORMAT = "s1.o1";
+/** A session ends this long after its last use... */
 const SESSION_SECONDS = 8 * 3600;
+/** ...and is resealed (a fresh expiry) on a request this long after it was last sealed... */
+const RESEAL_AFTER_SECONDS = 15 * 60;
+/** ...but never past this long after the sign-in itself. */
+const MAX_SESSION_SECONDS = 7 * 24 * 3600;
 const LOGIN_SECONDS = 600;
 /** A cookie header longer than this is not one the console set. */
 const MAX_COOKIE_HEADER = 8 * 1024;
@@ -92,8 +97,9 @@ export class ConsoleSession {
 
   /** The Set-Cookie values that start a session for this owner: the sealed session and its CSRF token. */
   async start(owner: string, actor: string): Promise<string[]> {
+    const since = Math.floor(Date.now() / 1000);
     return [
-      this.#cookie(SESSION_COOKIE, await this.#seal("engram-session", { owner, actor }, SESSION_SECONDS), SESSION_SECONDS, { httpOnly: true, path: "/" }),
+      this.#cookie(SESSION_COOKIE, await this.#seal("engram-session", { owner, actor, since }, SESSION_SECONDS), SESSION_SECONDS, { httpOnly: true, path: "/" }),
       // Readable by the page, which sends it back as X-CSRF-Token.
       this.#cookie(CSRF_COOKIE, mintCsrfToken(this.#csrfKey, owner), SESSION_SECONDS, { httpOnly: false, path: "/" }),
       this.#cookie(LOGIN_COOKIE, "", 0, { httpOnly: true, path: this.#loginPath }),
@@ -129,6 +135,20 @@ export class ConsoleSession {
     if (typeof p.owner !== "string" || p.owner === "" || typeof p.actor !== "string") return refused("cookie", "invalid");
     const header = typeof csrfHeader === "string" ? csrfHeader : undefined;
     const subject = Object.freeze({ ...ownerSubject(p.owner), actor: p.actor });
-    return admitted(subject, "cookie", csrfVerified(this.#csrfKey, p.owner, cookies.get(CSRF_COOKIE), header));
+    return admitted(subject, "cookie", csrfVerified(this.#csrfKey, p.owner, cookies.get(CSRF_COOKIE), header), await this.#renewal(p, cookies));
+  }
+
+  /** The Set-Cookie values that extend a session in use: resealed with a fresh expiry, its CSRF token kept. */
+  async #renewal(p: Record<string, unknown>, cookies: Map<string, string>): Promise<string[] | undefined> {
+    const now = Math.floor(Date.now() / 1000);
+    const { iat, since, owner, actor } = p;
+    if (typeof iat !== "number" || typeof since !== "number" || now - iat < RESEAL_AFTER_SECONDS || now - since >= MAX_SESSION_SECONDS) return undefined;
+    const csrf = cookies.get(CSRF_COOKIE);
+    if (csrf === undefined || !csrfVerified(this.#csrfKey, owner as string, csrf, csrf)) return undefined;
+    const seconds = Math.min(SESSION_SECONDS, since + MAX_SESSION_SECONDS - now);
+    return [
+      this.#cookie(SESSION_COOKIE, await this.#seal("engram-session", { owner, actor, since }, seconds), seconds, { httpOnly: true, path: "/" }),
+      this.#cookie(CSRF_COOKIE, csrf, seconds, { httpOnly: false, path: "/" }),
+    ];
   }
 }
