@@ -66,6 +66,13 @@ async function byId(env: Record<string, string>): Promise<Map<string, MemoryReco
   }
 }
 
+/** A run that must succeed, with exactly `stderr`; its report. */
+async function reportOf(args: string[], env: Record<string, string>, stderr = ""): Promise<RemapReport> {
+  const run = await runEngram(args, env);
+  expect({ code: run.code, stderr: run.stderr }).toEqual({ code: EXIT.ok, stderr });
+  return JSON.parse(run.stdout) as RemapReport;
+}
+
 const ownerOf = (r: MemoryRecord | undefined) => (r === undefined ? "(gone)" : r.owner === undefined ? "(none)" : r.owner);
 
 function owners(all: Map<string, MemoryRecord>): Record<string, number> {
@@ -115,13 +122,12 @@ describe("engram migrate-remap-owner", { timeout: 180_000 }, () => {
     expect(JSON.parse(preview.stdout)).toEqual({ from: "missing", dry_run: true, would_remap: 5, remapped: 0, failed: 0, passes: 0, backlog: 5 } satisfies RemapReport);
     expect(await byId(env)).toEqual(before);
 
-    const alice = await runEngram(["migrate-remap-owner", "--from", "alice", "--to", "bob", "--apply", "--output", "json"], env);
-    expect(JSON.parse(alice.stdout)).toEqual({ from: "owner", dry_run: false, would_remap: 4, remapped: 4, failed: 0, passes: 1, backlog: 0 });
-    const anon = await runEngram(["migrate-remap-owner", "--from-anon", "--to", "carol", "--apply", "--batch-size", "2", "--output", "json"], env);
-    expect(JSON.parse(anon.stdout)).toMatchObject({ from: "anonymous", remapped: 3, passes: 2, backlog: 0 });
-    const legacy = await runEngram(["migrate-set-owner", "--owner", "dave", "--apply", "--output", "json"], env);
-    expect(legacy.stderr).toBe("engram: migrate-set-owner is deprecated; use engram migrate-remap-owner --from-missing --to <owner>\n");
-    expect(JSON.parse(legacy.stdout)).toMatchObject({ from: "missing", remapped: 5, backlog: 0 });
+    const alice = await reportOf(["migrate-remap-owner", "--from", "alice", "--to", "bob", "--apply", "--output", "json"], env);
+    expect(alice).toEqual({ from: "owner", dry_run: false, would_remap: 4, remapped: 4, failed: 0, passes: 1, backlog: 0 });
+    const anon = await reportOf(["migrate-remap-owner", "--from-anon", "--to", "carol", "--apply", "--batch-size", "2", "--output", "json"], env);
+    expect(anon).toMatchObject({ from: "anonymous", remapped: 3, passes: 2, backlog: 0 });
+    const legacy = await reportOf(["migrate-set-owner", "--owner", "dave", "--apply", "--output", "json"], env, "engram: migrate-set-owner is deprecated; use engram migrate-remap-owner --from-missing --to <owner>\n");
+    expect(legacy).toMatchObject({ from: "missing", remapped: 5, backlog: 0 });
 
     const after = await byId(env);
     const expected = (r: MemoryRecord) => ({ undefined: "dave", "": "carol", alice: "bob", bob: "bob" })[String(r.owner) as "undefined"];
@@ -131,8 +137,8 @@ describe("engram migrate-remap-owner", { timeout: 180_000 }, () => {
       expect(kept(after.get(r.id)!)).toEqual(kept(before.get(r.id)!));
     }
 
-    const again = await runEngram(["migrate-remap-owner", "--from", "alice", "--to", "bob", "--apply", "--output", "json"], env);
-    expect(JSON.parse(again.stdout)).toEqual({ from: "owner", dry_run: false, would_remap: 0, remapped: 0, failed: 0, passes: 0, backlog: 0 });
+    const again = await reportOf(["migrate-remap-owner", "--from", "alice", "--to", "bob", "--apply", "--output", "json"], env);
+    expect(again).toEqual({ from: "owner", dry_run: false, would_remap: 0, remapped: 0, failed: 0, passes: 0, backlog: 0 });
   });
 
   it("a server starting on records with no owner, or anonymous records while tokens are configured, warns once with the count and names the verb that fixes it", async () => {
@@ -188,9 +194,8 @@ describe("engram migrate-remap-owner", { timeout: 180_000 }, () => {
     expect(moved).toBeLessThan(n);
     expect(owners(mid)).toEqual({ erin: moved, "(none)": n - moved });
 
-    const rerun = await runEngram(["migrate-remap-owner", "--from-missing", "--to", "erin", "--apply", "--batch-size", "1000", "--output", "json"], env);
-    expect({ code: rerun.code, stderr: rerun.stderr }).toEqual({ code: EXIT.ok, stderr: "" });
-    expect(JSON.parse(rerun.stdout)).toMatchObject({ would_remap: n - moved, remapped: n - moved, failed: 0, backlog: 0 });
+    const rerun = await reportOf(["migrate-remap-owner", "--from-missing", "--to", "erin", "--apply", "--batch-size", "1000", "--output", "json"], env);
+    expect(rerun).toMatchObject({ would_remap: n - moved, remapped: n - moved, failed: 0, backlog: 0 });
     const done = await byId(env);
     expect(owners(done)).toEqual({ erin: n });
     expect([...done.keys()].sort()).toEqual(records.map((r) => r.id).sort());

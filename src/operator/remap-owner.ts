@@ -52,7 +52,8 @@ export async function remapOwner(
   if (!opts.apply) return report;
   let previous = Number.POSITIVE_INFINITY;
   for (;;) {
-    const remaining = await store.count(query());
+    // One read a pass: the batch, and how many records of the source are left.
+    const { records, total: remaining } = await store.list(query(), { order: "asc", limit: opts.batch });
     report.backlog = remaining;
     if (remaining === 0) break;
     report.passes++;
@@ -62,7 +63,6 @@ export async function remapOwner(
       );
     }
     previous = remaining;
-    const { records } = await store.list(query(), { order: "asc", limit: opts.batch });
     for (const rec of records) {
       const outcome = await moveOne(store, rec, opts.to);
       if (outcome === "ok") report.remapped++;
