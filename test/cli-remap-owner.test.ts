@@ -161,7 +161,8 @@ describe("engram migrate-remap-owner", { timeout: 180_000 }, () => {
 
   it("a run SIGKILLed mid-way leaves each record moved or not, and a rerun moves the rest: none lost, none doubled", async () => {
     // Embedded: enough small passes that the kill lands inside the loop. Qdrant: the fake parks one write's answer until the kill.
-    const n = ON_QDRANT_FAKE ? 60 : 5000;
+    const n = ON_QDRANT_FAKE ? 60 : 2000;
+    const batch = ON_QDRANT_FAKE ? "5" : "2";
     const records = Array.from({ length: n }, (_, i) => rec(i, undefined));
     const env = await seeded(records);
     let release = () => {};
@@ -172,7 +173,7 @@ describe("engram migrate-remap-owner", { timeout: 180_000 }, () => {
       release = () => hold.release();
     }
 
-    const child = spawn(process.execPath, ["bin/engram.js", "migrate-remap-owner", "--from-missing", "--to", "erin", "--apply", "--batch-size", "5", "--output", "json"], {
+    const child = spawn(process.execPath, ["bin/engram.js", "migrate-remap-owner", "--from-missing", "--to", "erin", "--apply", "--batch-size", batch, "--output", "json"], {
       cwd: REPO,
       env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env, ENGRAM_PROGRESS: "always" },
       stdio: ["ignore", "pipe", "pipe"],
