@@ -47,7 +47,11 @@ export type SummarizeOptions = {
   stop?: () => boolean;
 };
 
-const PAGE = 512;
+/** Records read per page; a store without cursors (Qdrant) reads its keys once a page, so pages are large. */
+const PAGE = 2048;
+
+/** What the sweep keeps of a record it will summarize: the worker reads the record again when its turn comes. */
+type Missing = Pick<MemoryRecord, "id" | "short_id" | "scope">;
 
 /** Live records only: a superseded or archived record is never recalled, so its content is not sent anywhere. */
 function sweepQuery(opts: SummarizeOptions, now: Date): RecordQuery {
@@ -58,8 +62,8 @@ function sweepQuery(opts: SummarizeOptions, now: Date): RecordQuery {
 }
 
 /** Every record the query admits with no summary, oldest first, read a page at a time. */
-async function missingRecords(deps: CoreDeps, q: RecordQuery, limit: number): Promise<{ scanned: number; missing: MemoryRecord[]; limited: boolean }> {
-  const missing: MemoryRecord[] = [];
+async function missingRecords(deps: CoreDeps, q: RecordQuery, limit: number): Promise<{ scanned: number; missing: Missing[]; limited: boolean }> {
+  const missing: Missing[] = [];
   let scanned = 0;
   let cursor: ListPage["cursor"];
   for (;;) {
@@ -68,7 +72,7 @@ async function missingRecords(deps: CoreDeps, q: RecordQuery, limit: number): Pr
     for (const r of records) {
       if (!wantsAutoSummary(r)) continue;
       if (limit > 0 && missing.length === limit) return { scanned, missing, limited: true };
-      missing.push(r);
+      missing.push({ id: r.id, short_id: r.short_id, scope: r.scope });
     }
     if (records.length < PAGE) return { scanned, missing, limited: false };
     const last = records[records.length - 1]!;
@@ -96,7 +100,7 @@ export async function summarizeMissing(deps: CoreDeps, summarizer: Summarizer, o
     limited: found.limited,
     records: [],
   };
-  const row = (r: MemoryRecord, outcome: SummarizeRow["outcome"], error?: string): SummarizeRow =>
+  const row = (r: Missing, outcome: SummarizeRow["outcome"], error?: string): SummarizeRow =>
     error === undefined ? { id: r.id, short_id: r.short_id, scope: r.scope, outcome } : { id: r.id, short_id: r.short_id, scope: r.scope, outcome, error };
   if (opts.dryRun) {
     report.records = found.missing.map((r) => row(r, "would_summarize"));
