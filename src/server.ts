@@ -210,8 +210,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
 
   const gate = new CallerGate({ auth, protectedResource: opts.protectedResource, session: opts.consoleSignIn?.session, onUnauthenticated: opts.onUnauthenticated });
   const unauthorized = (res: AnyResponse, failure: AuthFailure): void => {
-    const { body, headers } = gate.refusal(failure);
-    sendJson(res, 401, body, headers);
+    const { status, body, headers } = gate.refusal(failure);
+    sendJson(res, status, body, headers);
   };
 
   /** Resolves the caller (src/auth's CallerGate keeps the answer with the request), then goes on; a handler that throws is answered 500. */
@@ -306,8 +306,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         path,
         (answer) => {
           // The Connect handler refuses an unadmitted caller itself, in the caller's protocol.
-          if (!answer.ok) res.setHeader("www-authenticate", gate.challenge(answer.failure));
-          else if (answer.renew) res.setHeader("set-cookie", [...answer.renew]);
+          if (answer.ok && answer.renew) res.setHeader("set-cookie", [...answer.renew]);
+          if (!answer.ok && answer.failure !== "unavailable") res.setHeader("www-authenticate", gate.challenge(answer.failure));
           opts.connect(req, res);
         },
         true,

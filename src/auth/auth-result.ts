@@ -21,6 +21,8 @@ export const AUTH_FAILURES = {
   expired: "the token has expired",
   wrong_audience: "the token is for another audience",
   unknown_issuer: "the token's issuer is not one this server accepts",
+  // Not the caller's fault: answered 503 / `unavailable` rather than 401, so a client retries instead of signing in again.
+  unavailable: "the identity provider could not be reached; try again",
 } as const;
 export type AuthFailure = keyof typeof AUTH_FAILURES;
 

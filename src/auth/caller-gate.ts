@@ -43,11 +43,16 @@ export class CallerGate {
     return bearerChallenge(failure, this.#o.protectedResource?.metadataUrl);
   }
 
-  /** The JSON 401 of the routes the listener answers itself; the message only when there is more to say than the static lane's words. */
-  refusal(failure: AuthFailure): { body: Record<string, string>; headers: Record<string, string> } {
+  /**
+   * The JSON answer of the routes the listener answers itself: 401 with the
+   * message only when there is more to say than the static lane's words, or
+   * 503 when the identity provider could not be reached.
+   */
+  refusal(failure: AuthFailure): { status: 401 | 503; body: Record<string, string>; headers: Record<string, string> } {
     const message = unauthenticatedMessage(this.#o.auth.lanes, failure);
+    if (failure === "unavailable") return { status: 503, body: { error: "unavailable", message }, headers: { "retry-after": "5" } };
     const body: Record<string, string> = { error: "unauthorized" };
     if (message !== unauthenticatedMessage([], failure)) body.message = message;
-    return { body, headers: { "www-authenticate": this.challenge(failure) } };
+    return { status: 401, body, headers: { "www-authenticate": this.challenge(failure) } };
   }
 }

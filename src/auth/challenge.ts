@@ -16,6 +16,7 @@ const LANE_WORDS: Partial<Record<AuthLane, string>> = {
 
 /** The sentence every lane's 401 carries. A server with static tokens only keeps the words its clients already know. */
 export function unauthenticatedMessage(lanes: readonly AuthLane[], failure: AuthFailure): string {
+  if (failure === "unavailable") return AUTH_FAILURES.unavailable;
   const base = "a valid bearer token is required";
   if (!lanes.some((l) => l === "oidc" || l === "service")) return base;
   const accepted = lanes.map((l) => LANE_WORDS[l]).filter((w): w is string => w !== undefined);

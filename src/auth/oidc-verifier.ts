@@ -103,7 +103,7 @@ export class OidcVerifier {
     try {
       keys = await this.#keySet();
     } catch {
-      return { ok: false, failure: "invalid" };
+      return { ok: false, failure: "unavailable" };
     }
     try {
       const { payload } = await jwtVerify(token, keys, {
@@ -129,6 +129,7 @@ export class OidcVerifier {
     if (err instanceof errors.JWKSTimeout || (err instanceof Error && !(err instanceof errors.JOSEError))) {
       // The key set could not be fetched: the server's trouble, said in the log, not the caller's token.
       this.#warn?.("oidc key set unavailable", { issuer: this.issuer, error: err instanceof Error ? err.name : "unknown" });
+      return "unavailable";
     }
     return "invalid";
   }

@@ -11,6 +11,8 @@ import type { Subject } from "../model/subject.js";
  */
 const kSubject = createContextKey<Subject | undefined>(undefined, { description: "engram subject" });
 const kRefusal = createContextKey<string>("a valid bearer token is required", { description: "engram unauthenticated message" });
+/** The identity provider could not be reached: the caller is told to retry (`unavailable`), not to sign in again. */
+const kIssuerDown = createContextKey<boolean>(false, { description: "engram identity provider unreachable" });
 /** A console session (cookie lane) whose request did not carry its CSRF token: it may read, not write. */
 const kNoCsrf = createContextKey<boolean>(false, { description: "engram console session without csrf" });
 
@@ -40,7 +42,8 @@ export function csrfRefusal(values: ContextValues | undefined, procedure: string
 
 /** The one unauthenticated answer of the Connect lane, in the words the listener's answer calls for. */
 export function unauthenticated(values?: ContextValues): ConnectError {
-  return new ConnectError(values === undefined ? kRefusal.defaultValue : values.get(kRefusal), Code.Unauthenticated);
+  const message = values === undefined ? kRefusal.defaultValue : values.get(kRefusal);
+  return new ConnectError(message, values?.get(kIssuerDown) ? Code.Unavailable : Code.Unauthenticated);
 }
 
 /** Carries the listener's answer for this request; a request it never decided has no subject. */
@@ -51,7 +54,10 @@ export function subjectContextValues(auth: Pick<Authenticator, "lanes">) {
     if (answer?.ok) {
       values.set(kSubject, answer.subject);
       values.set(kNoCsrf, answer.lane === "cookie" && answer.csrf !== true);
-    } else values.set(kRefusal, unauthenticatedMessage(auth.lanes, answer?.failure ?? "missing"));
+    } else {
+      values.set(kRefusal, unauthenticatedMessage(auth.lanes, answer?.failure ?? "missing"));
+      values.set(kIssuerDown, answer?.failure === "unavailable");
+    }
     return values;
   };
 }

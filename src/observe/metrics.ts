@@ -52,7 +52,7 @@ export function createMetrics(sources: MetricSources = {}): Metrics {
   });
   const refusals = new Counter({
     name: "engram_unauthenticated_total",
-    help: "Requests refused as unauthenticated (401), by lane (oidc, service, static, cookie, none) and class (missing, invalid, expired, wrong_audience, unknown_issuer).",
+    help: "Requests refused for their credential (401, or 503 when the identity provider could not be reached), by lane (oidc, service, static, cookie, none) and class (missing, invalid, expired, wrong_audience, unknown_issuer, unavailable).",
     labelNames: ["lane", "class"] as const,
     registers: [registry],
   });
