@@ -14,6 +14,9 @@
  *   and saved while seeding, as a serving store keeps one, so the row times
  *   the sweep, not a first index build (which is printed apart).
  *
+ * The prune row's reference is a bare SQLite DELETE of the same rows on a
+ * copy of the same store, in the same run (plainDelete).
+ *
  * As in operator-sweeps.ts, the verbs run in a child process from a bundle
  * built with dist/'s options (lifecycle-run.ts), on a fresh copy of the seed
  * for each of ENGRAM_BENCH_LIFECYCLE_ROUNDS rounds (default 1), flushed to
@@ -26,6 +29,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import Database from "better-sqlite3";
 import { build } from "esbuild";
 import { bundleOptions } from "../../scripts/build.mjs";
 import type { MemoryRecord } from "../../src/model/record.js";
@@ -127,6 +131,34 @@ function flushed(dir: string): void {
   }
 }
 
+/**
+ * The physical reference of the delete rows: what SQLite alone takes, on
+ * this machine now, to delete the same rows (every lapsed, unarchived
+ * record) from a copy of the same store through one prepared DELETE in one
+ * transaction, the store's own triggers (change log, term index, vectors)
+ * firing as for engram's deletes; open, read and close included.
+ */
+function plainDelete(dataDir: string, now: number): { rows: number; ms: number } {
+  const t = performance.now();
+  const db = new Database(join(dataDir, "engram.db"));
+  let rows = 0;
+  try {
+    db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = NORMAL");
+    const rids = db
+      .prepare("SELECT rid FROM records WHERE json_extract(payload, '$.not_after') <= ? AND json_extract(payload, '$.archived_at') IS NULL")
+      .raw()
+      .all(now) as [number][];
+    const del = db.prepare("DELETE FROM records WHERE rid = ?");
+    db.transaction(() => {
+      for (const [rid] of rids) rows += del.run(rid).changes;
+    })();
+  } finally {
+    db.close();
+  }
+  return { rows, ms: performance.now() - t };
+}
+
 async function rounds<T>(bundle: string, seed: string, mode: string, n: number): Promise<T[]> {
   const got: T[] = [];
   for (let r = 0; r < n; r++) {
@@ -147,7 +179,7 @@ function median<T>(xs: readonly T[], by: (x: T) => number): T {
   return [...xs].sort((a, b) => by(a) - by(b))[Math.floor(xs.length / 2)]!;
 }
 
-function deleteRow(measure: string, runs: readonly Timed<{ deleted: number }>[], size: number): BenchRow {
+function deleteRow(measure: string, runs: readonly Timed<{ deleted: number }>[], size: number, plain?: { rows: number; ms: number }): BenchRow {
   const rate = (t: Timed<{ deleted: number }>) => (t.result.deleted * 1000) / t.ms;
   const m = median(runs, rate);
   const all = runs.length > 1 ? `; rounds ${runs.map((t) => fmt(rate(t))).join(" / ")}` : "";
@@ -156,7 +188,7 @@ function deleteRow(measure: string, runs: readonly Timed<{ deleted: number }>[],
     value:
       `${fmt(rate(m))} records deleted/s, median of ${runs.length} (${fmt(m.result.deleted)} in ${(m.ms / 1000).toFixed(2)} s, ` +
       `${(m.cpuMs / 1000).toFixed(2)} s CPU; ${fmt((size * 1000) / m.ms)} records of the store looked at/s${all})`,
-    reference: "",
+    reference: plain ? `plain SQLite DELETE of the same ${fmt(plain.rows)} rows, triggers firing: ${fmt((plain.rows * 1000) / plain.ms)} rows/s` : "",
     goal: `>= ${fmt(DELETE_GOAL)} records/s`,
     met: rate(m) >= DELETE_GOAL,
   };
@@ -183,6 +215,11 @@ export const lifecycleSweeps: BenchSection = async () => {
       if (prune.result.deleted !== expired || prune.result.found !== expired) throw new Error(`prune-expired --apply did not delete the expired fifth: ${JSON.stringify(prune.result)}`);
       if (purge.result.deleted !== purge.result.eligible || purge.result.appeared !== 0) throw new Error(`purge --apply did not converge: ${JSON.stringify(purge.result)}`);
     }
+    const copy = `${lifecycle}-plain`;
+    cpSync(lifecycle, copy, { recursive: true });
+    flushed(copy);
+    const plain = plainDelete(copy, Math.floor(Date.now() / 1000));
+    rmSync(copy, { recursive: true, force: true });
     const similarRuns = await rounds<ConsolidateRound>(bundle, similar, "consolidate", count);
     for (const { consolidate } of similarRuns) if (consolidate.result.records !== n) throw new Error(`consolidate compared ${consolidate.result.records} of ${n} records`);
     const c = median(
@@ -191,7 +228,7 @@ export const lifecycleSweeps: BenchSection = async () => {
     );
     const size = n.toLocaleString("en-US");
     return [
-      deleteRow(`prune-expired --apply, ${size} records (a fifth lapsed)`, sweeps.map((r) => r.prune), n),
+      deleteRow(`prune-expired --apply, ${size} records (a fifth lapsed)`, sweeps.map((r) => r.prune), n, plain),
       deleteRow(`spine-review purge --class superseded,archived --apply, the ${fmt(n - sweeps[0]!.prune.result.deleted)} records left`, sweeps.map((r) => r.purge), n),
       {
         measure: `spine-review consolidate --all-scopes, ${size} live records, top-k 5`,
