@@ -2,7 +2,9 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Option, type Command } from "commander";
 import { argError, ruleError, RULES } from "../argerror/index.js";
-import type { PurgeClass, PurgeReport } from "../operator/index.js";
+import type { PurgeReport } from "../operator/index.js";
+// The class table itself, from its own light module: the flag is checked before anything heavy loads.
+import { PURGE_CLASSES, type PurgeClass } from "../operator/purge.js";
 import type { OutputMode } from "./client-flags.js";
 import { usageError } from "./failure.js";
 import { collectList } from "./list-values.js";
@@ -31,8 +33,7 @@ type PurgeFlags = {
   timeout?: string;
 };
 
-const CLASSES: readonly PurgeClass[] = ["superseded", "expired", "archived"];
-const CLASS_SENTENCE = `class must be one of ${CLASSES.join("|")}`;
+const CLASS_SENTENCE = `class must be one of ${PURGE_CLASSES.join("|")}`;
 const NOTHING_SELECTED = "purge needs --class (superseded, expired or archived), or a filter (--category, --tags, --older-than) with --scope or --all-scopes";
 
 /**
@@ -66,7 +67,7 @@ export function purgeText(r: PurgeReport): string {
 function classesOf(values: readonly string[] | undefined): PurgeClass[] {
   const out: PurgeClass[] = [];
   for (const v of values ?? []) {
-    if (!(CLASSES as readonly string[]).includes(v)) throw usageError(argError("class", "enum", CLASS_SENTENCE).message);
+    if (!(PURGE_CLASSES as readonly string[]).includes(v)) throw usageError(argError("class", "enum", CLASS_SENTENCE).message);
     if (!out.includes(v as PurgeClass)) out.push(v as PurgeClass);
   }
   return out;
