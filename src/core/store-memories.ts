@@ -47,8 +47,9 @@ const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
  * StoreMemory for many records. Each record goes through StoreMemory's own
  * checks and idempotency lookup (prepareStore), so it is refused in the same
  * words; a refused record does not refuse the others. The records that pass
- * are embedded EMBED_CHUNK at a time, one embedder call each, and created
- * one by one in request order, each keyed record under its own key.
+ * are embedded EMBED_CHUNK at a time, one embedder call each (the next
+ * chunk embedding while this one is written), and created one by one in
+ * request order, each keyed record under its own key.
  *
  * With `stop_at_first_error`, nothing after the first refused record is
  * written and the outcomes end with its refusal.
@@ -73,24 +74,33 @@ export async function storeMemories(deps: CoreDeps, subject: Subject, a: StoreBa
     }
   }
 
+  // The next chunk embeds on the pool while this one is written.
+  const embedChunk = (from: number): Promise<{ vectors: Float32Array[] } | { refused: unknown }> =>
+    embedRecords(
+      deps,
+      toWrite.slice(from, from + EMBED_CHUNK).map((w) => w.record),
+    ).then(
+      (vectors) => ({ vectors }),
+      (refused: unknown) => ({ refused }),
+    );
+  let next = toWrite.length > 0 ? embedChunk(0) : undefined;
   for (let i = 0; i < toWrite.length; i += EMBED_CHUNK) {
     const chunk = toWrite.slice(i, i + EMBED_CHUNK);
-    let vectors: Float32Array[];
-    try {
-      vectors = await embedRecords(
-        deps,
-        chunk.map((w) => w.record),
-      );
-    } catch (refused) {
-      // Nothing of this chunk was written; with stop, its first record is where the batch ends.
-      for (const w of stop ? chunk.slice(0, 1) : chunk) outcomes[w.at] = { refused };
-      if (stop) return outcomes.slice(0, chunk[0]!.at + 1);
+    const embedded = await next!;
+    if ("refused" in embedded && stop) {
+      // Nothing of this chunk was written: its first record is where the batch ends.
+      outcomes[chunk[0]!.at] = { refused: embedded.refused };
+      return outcomes.slice(0, chunk[0]!.at + 1);
+    }
+    next = i + EMBED_CHUNK < toWrite.length ? embedChunk(i + EMBED_CHUNK) : undefined;
+    if ("refused" in embedded) {
+      for (const w of chunk) outcomes[w.at] = { refused: embedded.refused };
       continue;
     }
     for (const [j, w] of chunk.entries()) {
       await yieldToLoop();
       try {
-        outcomes[w.at] = { stored: await createRecord(deps, w.record, vectors[j]!) };
+        outcomes[w.at] = { stored: await createRecord(deps, w.record, embedded.vectors[j]!) };
       } catch (refused) {
         outcomes[w.at] = { refused };
         if (stop) return outcomes.slice(0, w.at + 1);
