@@ -46,9 +46,10 @@ type Identity = { id: string; short_id: string; scope: string };
 
 export async function consolidate(store: Store, o: ConsolidateOptions): Promise<ConsolidateReport> {
   const query: RecordQuery = { subject: ANONYMOUS, allOwners: true, gate: GATE_ON, now: o.now, ...(o.scope !== undefined ? { scope: o.scope } : {}) };
-  const { records } = await store.list(query, { order: "asc", limit: Number.MAX_SAFE_INTEGER });
-  // Ids in id order, so a pair's key and the row's a/b order need no string compares later.
-  const who: Identity[] = records.map((r) => ({ id: r.id, short_id: r.short_id, scope: r.scope })).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  // Only each record's identity is kept (the listed records are let go at once), in id order, so a pair's key and the row's a/b order need no string compares later.
+  const who: Identity[] = (await store.list(query, { order: "asc", limit: Number.MAX_SAFE_INTEGER })).records
+    .map((r) => ({ id: r.id, short_id: r.short_id, scope: r.scope }))
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const indexOf = new Map(who.map((r, i) => [r.id, i]));
   const n = who.length;
   // One entry per unordered pair, keyed by two indexes in one number (exact while n² < 2^53).
