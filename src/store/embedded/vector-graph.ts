@@ -21,8 +21,6 @@ const BUILD_SLICE = 64;
  */
 export class VectorGraph {
   #graph: Graph | undefined;
-  /** The graph usearch refused a multi-threaded search of, if it is this one. */
-  #oneThreadGraph: Graph | undefined;
   /** Slots below this have been offered to the graph; it is complete when this reaches highWater. */
   cursor = 0;
 
@@ -130,22 +128,15 @@ export class VectorGraph {
   }
 
   /**
-   * Several unfiltered walks in one native call, on every core when the
-   * graph has a search context per core (one loaded from a snapshot has;
-   * one built here a slot at a time has one, and walks on one thread): for
-   * each query, up to `fetch` graph keys (slots), nearest first by the int8
-   * copies; the caller rescores and filters them.
+   * Several unfiltered walks in one native call, on one thread (usearch's
+   * own threads measured no faster on this machine, and a graph built a slot
+   * at a time has one search context): for each query, up to `fetch` graph
+   * keys (slots), nearest first by the int8 copies; the caller rescores and
+   * filters them.
    */
   searchMany(qs: readonly Float32Array[], fetch: number): { slots: BigUint64Array; counts: BigUint64Array; k: number } {
     const limit = Math.min(fetch, this.#graph!.size());
-    let found: { keys: BigUint64Array; counts?: BigUint64Array; k?: number };
-    try {
-      found = this.#graph!.search([...qs], limit, this.#oneThreadGraph === this.#graph ? 1 : 0) as unknown as typeof found;
-    } catch {
-      // usearch refuses more threads than the graph reserved contexts for, before it searches anything.
-      this.#oneThreadGraph = this.#graph;
-      found = this.#graph!.search([...qs], limit, 1) as unknown as typeof found;
-    }
+    const found = this.#graph!.search([...qs], limit, 1) as unknown as { keys: BigUint64Array; counts?: BigUint64Array; k?: number };
     // One query comes back as plain Matches, without counts.
     if (found.counts === undefined) return { slots: found.keys, counts: BigUint64Array.of(BigInt(found.keys.length)), k: limit };
     return { slots: found.keys, counts: found.counts, k: found.k ?? limit };
