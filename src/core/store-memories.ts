@@ -14,10 +14,12 @@ import { createRecord, embedRecords, type WriteResult } from "./write-record.js"
 export type StoreOutcome = { stored: WriteResult } | { refused: unknown };
 
 /**
- * Records per embedder call: one job on the worker pool. Chosen by
- * measurement (bench/rows/bulk-ingestion.ts): the local model's throughput
- * stops growing past it, and a smaller job lets one-at-a-time stores
- * waiting for the pool in between.
+ * Records per embedder call: one job on the worker pool. Measured with the
+ * local model on short records (bench/rows/bulk-ingestion.ts, jobs of 1 to
+ * 64 texts): its throughput per text is flat within the noise of a shared
+ * 2-core host, so the chunk is chosen for what else it bounds: one job stays
+ * well under a second of a worker's time, so one-at-a-time stores queued
+ * behind a batch wait little, and a batch's writes overlap its next chunk.
  */
 export const EMBED_CHUNK = 32;
 

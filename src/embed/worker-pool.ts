@@ -17,10 +17,10 @@ export interface WorkerPoolOptions {
 }
 
 /**
- * Texts per pool job by default. Measured with the local model on short
- * records (bench/rows/bulk-ingestion.ts): one job of 32 texts gives nearly
- * all a worker's batched throughput, and a list of several hundred (an
- * import batch) still spreads over every worker.
+ * Texts per pool job by default, the same as StoreMemories' chunk. Measured
+ * with the local model on short records (bench/rows/bulk-ingestion.ts): the
+ * model's throughput per text does not grow with the job size, so jobs are
+ * sized to spread a list over every worker while each stays short.
  */
 export const DEFAULT_JOB_TEXTS = 32;
 
