@@ -92,6 +92,10 @@ const VERBS: { name: string; args: (box: string) => string[] }[] = [
   { name: "spine-review verify", args: (box) => ["spine-review", "verify", "--all-scopes", "--work-tree", join(box, "home"), "--output", "json"] },
   { name: "spine-review archive", args: () => ["spine-review", "archive", "--id", SECRET, "--apply", "--output", "json"] },
   { name: "spine-review restore", args: () => ["spine-review", "restore", "--id", SECRET, "--output", "json"] },
+  { name: "prune-expired --apply", args: () => ["prune-expired", "--apply", "--output", "json"] },
+  { name: "spine-review purge --apply", args: () => ["spine-review", "purge", "--class", "superseded", "--all-scopes", "--apply", "--output", "json"] },
+  { name: "spine-review consolidate", args: () => ["spine-review", "consolidate", "--all-scopes", "--output", "json"] },
+  { name: "migrate-remap-owner --apply", args: () => ["migrate-remap-owner", "--from-missing", "--to", SECRET, "--apply", "--output", "json"] },
   { name: "export", args: () => ["export", "--all-owners"] },
   { name: "backup", args: (box) => ["backup", join(box, `copy-${SECRET}.db`), "--output", "json"] },
 ];
