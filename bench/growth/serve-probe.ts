@@ -6,18 +6,14 @@
  * calls through Connect (the server embeds each query, half of them in one
  * scope and half cross-spine), read from /proc by the child's pid.
  */
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { performance } from "node:perf_hooks";
-import { fileURLToPath } from "node:url";
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { EngramService } from "../../src/gen/engram/v1/engram_pb.js";
 import { mulberry32 } from "../../test/helpers/synthetic-vectors.js";
-import { freePort } from "../../test/helpers/serve-process.js";
+import { spawnServe } from "../serve-child.js";
 import { sentence } from "./records.js";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 export const SEARCHES = 1000;
 
 export type ServeFigures = { healthzMs: number; readyzMs: number; rssStartB: number; rssSearchedB: number; peakB: number };
@@ -30,30 +26,9 @@ function procBytes(pid: number, field: "VmRSS" | "VmHWM"): number {
 }
 
 export async function probeServe(dir: string, scopes: number): Promise<ServeFigures> {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("ENGRAM_") && k !== "NODE_OPTIONS") env[k] = v;
-  const t0 = performance.now();
-  const child = spawn(process.execPath, ["bin/engram.js", "serve"], {
-    cwd: ROOT,
-    env: { ...env, ENGRAM_DATA_DIR: dir, ENGRAM_LISTEN_ADDR: `127.0.0.1:${port}` },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let stderr = "";
-  child.stderr!.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(-20_000)));
-  const until = async (path: string, limitMs: number): Promise<number> => {
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`engram serve exited early:\n${stderr}`);
-      try {
-        if ((await fetch(`${url}${path}`)).status === 200) return performance.now() - t0;
-      } catch {
-        // not listening yet
-      }
-      if (performance.now() - t0 > limitMs) throw new Error(`${path} not 200 after ${limitMs} ms:\n${stderr}`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  };
+  const { child, url, until, stop } = await spawnServe(dir, env, 10);
   try {
     const healthzMs = await until("/healthz", 600_000);
     const readyzMs = await until("/readyz", 3_600_000);
@@ -66,10 +41,6 @@ export async function probeServe(dir: string, scopes: number): Promise<ServeFigu
     }
     return { healthzMs, readyzMs, rssStartB, rssSearchedB: procBytes(child.pid!, "VmRSS"), peakB: procBytes(child.pid!, "VmHWM") };
   } finally {
-    if (child.exitCode === null) {
-      const exited = new Promise((r) => child.once("exit", r));
-      child.kill("SIGTERM");
-      await exited;
-    }
+    await stop();
   }
 }

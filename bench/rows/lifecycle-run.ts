@@ -9,20 +9,11 @@
  *   ENGRAM_BENCH_LIFECYCLE=sweeps       prune-expired --apply, then spine-review purge --class superseded,archived --apply
  *   ENGRAM_BENCH_LIFECYCLE=consolidate  spine-review consolidate --all-scopes (top-k 5)
  */
-import { performance } from "node:perf_hooks";
 import { SWEEP_CHECK, withServingStore } from "../../src/cli/operator-store.js";
 import { consolidate } from "../../src/operator/consolidate.js";
 import { pruneExpired } from "../../src/operator/prune-expired.js";
 import { purge } from "../../src/operator/purge.js";
-
-async function timed<T>(fn: () => Promise<T>): Promise<{ result: T; ms: number; cpuMs: number }> {
-  const cpu = process.cpuUsage();
-  const t = performance.now();
-  const result = await fn();
-  const ms = performance.now() - t;
-  const used = process.cpuUsage(cpu);
-  return { result, ms, cpuMs: (used.user + used.system) / 1000 };
-}
+import { timed } from "./timed-run.js";
 
 const env = { ENGRAM_DATA_DIR: process.env.ENGRAM_DATA_DIR };
 const nowS = () => Math.floor(Date.now() / 1000);

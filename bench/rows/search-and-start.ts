@@ -12,9 +12,7 @@
  *   ENGRAM_BENCH_RECORDS  records to load (default 100000)
  *   ENGRAM_BENCH_QUERIES  queries per measurement (default 50)
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -23,6 +21,7 @@ import { sharedLocalEmbedder, type Embedder } from "../../src/embed/index.js";
 import { EmbeddedStore } from "../../src/store/embedded/embedded-store.js";
 import { clustered, mulberry32 } from "../../test/helpers/synthetic-vectors.js";
 import type { BenchRow, BenchSection } from "../bench-row.js";
+import { spawnServe } from "../serve-child.js";
 
 const N = Number(process.env.ENGRAM_BENCH_RECORDS ?? 100_000);
 const Q = Number(process.env.ENGRAM_BENCH_QUERIES ?? 50);
@@ -32,7 +31,6 @@ const K = 8;
 const WARM_UP = 20;
 const SEARCH_GOAL_MS = 5;
 const START_GOAL_MS = 3000;
-const ROOT = new URL("../..", import.meta.url).pathname;
 
 const rand = mulberry32(20261201);
 const WORDS = Array.from({ length: 4000 }, (_, i) => `w${i.toString(36)}`);
@@ -74,15 +72,6 @@ async function p50(n: number, fn: (i: number) => Promise<unknown>): Promise<numb
   }
   times.sort((a, b) => a - b);
   return times[Math.floor(times.length / 2)]!;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** Loads N records and lets the store build and save its index, as a server that ran before would have. */
@@ -140,32 +129,11 @@ async function searchRows(dir: string): Promise<BenchRow[]> {
 }
 
 async function startRow(dir: string): Promise<BenchRow[]> {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const t0 = performance.now();
-  const child = spawn(process.execPath, ["bin/engram.js", "serve"], {
-    cwd: ROOT,
-    env: { ...process.env, ENGRAM_DATA_DIR: dir, ENGRAM_LISTEN_ADDR: `127.0.0.1:${port}` },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let stderr = "";
-  child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
-  const until = async (path: string, limitMs: number): Promise<number> => {
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`engram serve exited early:\n${stderr}`);
-      try {
-        if ((await fetch(`${url}${path}`)).status === 200) return performance.now() - t0;
-      } catch {
-        // not listening yet
-      }
-      if (performance.now() - t0 > limitMs) throw new Error(`${path} not 200 after ${limitMs} ms:\n${stderr}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  };
+  const { until, stderr, stop } = await spawnServe(dir, process.env, 20);
   try {
     const healthz = await until("/healthz", 120_000);
     const readyz = await until("/readyz", 600_000);
-    const progress = stderr.split("\n").filter((l) => l.includes("vector index")).length;
+    const progress = stderr().split("\n").filter((l) => l.includes("vector index")).length;
     console.log(`  serve: /healthz 200 after ${healthz.toFixed(0)} ms, /readyz 200 after ${readyz.toFixed(0)} ms, ${progress} vector-index log lines`);
     return [
       {
@@ -177,9 +145,7 @@ async function startRow(dir: string): Promise<BenchRow[]> {
       },
     ];
   } finally {
-    const exited = new Promise((r) => child.once("exit", r));
-    child.kill("SIGTERM");
-    await exited;
+    await stop();
   }
 }
 

@@ -10,21 +10,11 @@
  * WAL checkpoint included. Migrates, then reverts to 1; with
  * ENGRAM_BENCH_SWEEP_ORDER=revert-first, reverts first. Prints one JSON line.
  */
-import { performance } from "node:perf_hooks";
 import { SCHEMA_SWEEP_BATCH_SIZE } from "../../src/cli/operator-common.js";
 import { SWEEP_CHECK, withOperatorStore } from "../../src/cli/operator-store.js";
 import { migrate, revert } from "../../src/store/migrations/index.js";
 import { CURRENT_SCHEMA_VERSION } from "../../src/store/schema-version.js";
-
-/** Wall time, and this process's CPU time (every thread): on a shared machine the gap between the two is other people's work. */
-async function timed<T>(fn: () => Promise<T>): Promise<{ result: T; ms: number; cpuMs: number }> {
-  const cpu = process.cpuUsage();
-  const t = performance.now();
-  const result = await fn();
-  const ms = performance.now() - t;
-  const used = process.cpuUsage(cpu);
-  return { result, ms, cpuMs: (used.user + used.system) / 1000 };
-}
+import { timed } from "./timed-run.js";
 
 const env = { ENGRAM_DATA_DIR: process.env.ENGRAM_DATA_DIR };
 // Loads the operator modules once, so the timed runs measure the sweep, not the imports.
