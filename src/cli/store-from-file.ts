@@ -19,6 +19,7 @@ import { CliFailure, cliLine, usageError } from "./failure.js";
 import { emit } from "./output.js";
 import { ProgressReporter, progressMode } from "./operator-progress.js";
 import { callEngram } from "./rpc.js";
+import type { RecordRequestFields } from "./write-commands.js";
 
 /**
  * `engram store --from-file records.jsonl`: one record per line, each a JSON
@@ -65,8 +66,9 @@ export function recordOfLine(text: string): StoreArgs {
   return checkArgKinds(STORE_KINDS, sent as StoreArgs);
 }
 
+/** Typed as the record flags' fields, so a write argument added to the core and left out here fails to compile. */
 function requestOf(a: StoreArgs): StoreMemoryRequest {
-  return create(StoreMemoryRequestSchema, {
+  const fields: RecordRequestFields = {
     content: a.content ?? "",
     scope: a.scope ?? "",
     source: a.source ?? "",
@@ -79,7 +81,8 @@ function requestOf(a: StoreArgs): StoreMemoryRequest {
     summary: a.summary ?? "",
     citations: (a.citations ?? []).map((c) => create(CitationSchema, c)),
     idempotencyKey: a.idempotency_key ?? "",
-  });
+  };
+  return create(StoreMemoryRequestSchema, fields);
 }
 
 /** Why the file cannot be read, never a word of its path. */

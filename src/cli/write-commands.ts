@@ -71,7 +71,7 @@ type RecordFlags = { [F in Exclude<WriteArg, "tags" | "citations"> as Camel<F>]?
  * The request fields the record flags fill, found by the core's names: a
  * write argument StoreMemoryRequest lacks is `never` here and cannot be filled.
  */
-type RecordRequestFields = {
+export type RecordRequestFields = {
   [F in WriteArg as Camel<F>]-?: Camel<F> extends keyof StoreMemoryRequest ? StoreMemoryRequest[Camel<F>] : never;
 };
 
