@@ -48,6 +48,14 @@ export function parseSweepTimeout(text: string | undefined): number {
   return Math.ceil(ms);
 }
 
+/** Milliseconds, never 0: for a sweep that must not be left to run unbounded by accident (migrate-remap-owner). */
+export function parsePositiveSweepTimeout(text: string | undefined): number {
+  const ms = parseDurationMs(text ?? DEFAULT_SWEEP_TIMEOUT);
+  if (ms === undefined || ms <= 0) throw usageError("--timeout must be a positive duration such as 30s, 5m or 1h");
+  if (ms > MAX_TIMEOUT_HOURS * 3_600_000) throw usageError(`--timeout must be at most ${MAX_TIMEOUT_HOURS}h`);
+  return Math.ceil(ms);
+}
+
 export const DEFAULT_BATCH_SIZE = 256;
 
 /**

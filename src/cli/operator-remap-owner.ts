@@ -2,10 +2,20 @@ import { Option, type Command } from "commander";
 import { argError, EXIT, RULES } from "../argerror/index.js";
 import type { OwnerSource, RemapProgress, RemapReport } from "../operator/remap-owner.js";
 import type { OutputMode } from "./client-flags.js";
-import { parseDurationMs } from "./duration.js";
 import { usageError } from "./failure.js";
 import { parseUint } from "./list-values.js";
-import { addOutputFlag, batchSize, DEFAULT_BATCH_SIZE, Deadline, DEFAULT_SWEEP_TIMEOUT, failure, outputMode, SweepTimeoutError, writeDocument } from "./operator-common.js";
+import {
+  addOutputFlag,
+  batchSize,
+  DEFAULT_BATCH_SIZE,
+  Deadline,
+  DEFAULT_SWEEP_TIMEOUT,
+  failure,
+  outputMode,
+  parsePositiveSweepTimeout,
+  SweepTimeoutError,
+  writeDocument,
+} from "./operator-common.js";
 import { ProgressReporter, progressMode } from "./operator-progress.js";
 import { SWEEP_CHECK, withServingStore } from "./operator-store.js";
 import { table } from "./text.js";
@@ -23,7 +33,6 @@ type SetOwnerFlags = { owner?: string; apply?: boolean; output?: OutputMode; tim
 /** Owner names are bearer-token owners or OIDC claims; anything longer is a typo, not an owner. */
 const MAX_OWNER_BYTES = 1024;
 const FROM_FLAGS = ["from", "from-missing", "from-anon"];
-const MAX_TIMEOUT_MS = 596 * 3_600_000;
 
 /** Exactly one source; every refusal here happens before the store is opened. */
 export function ownerSource(o: RemapFlags): OwnerSource {
@@ -54,14 +63,6 @@ export function targetOwner(to: string | undefined, from: OwnerSource): string {
   return to;
 }
 
-/** Unlike the other sweeps, 0 is refused: moving owners is never left to run unbounded by accident. */
-export function positiveTimeout(text: string | undefined): number {
-  const ms = parseDurationMs(text ?? DEFAULT_SWEEP_TIMEOUT);
-  if (ms === undefined || ms <= 0) throw usageError("--timeout must be a positive duration such as 30s, 5m or 1h");
-  if (ms > MAX_TIMEOUT_MS) throw usageError("--timeout must be at most 596h");
-  return Math.ceil(ms);
-}
-
 export function remapText(r: RemapReport): string {
   const what = r.from === "owner" ? "of the --from owner" : r.from === "missing" ? "with no owner" : "in the anonymous bucket";
   const head = r.dry_run
@@ -83,7 +84,8 @@ export function remapText(r: RemapReport): string {
 
 async function runRemap(o: RemapFlags, from: OwnerSource, to: string, rerun: string): Promise<void> {
   const output = outputMode(o.output);
-  const timeoutMs = positiveTimeout(o.timeout);
+  // Unlike the other sweeps, 0 is refused: moving owners is never left to run unbounded by accident.
+  const timeoutMs = parsePositiveSweepTimeout(o.timeout);
   const batch = batchSize(o.batchSize);
   const apply = o.apply === true;
   const { remapOwner, RemapStalledError } = await import("../operator/remap-owner.js");
