@@ -308,6 +308,22 @@ describe("a vector index over 20,000 clustered 512-d embeddings", () => {
     }
   });
 
+  it("answers many rows' neighbours at once alike from a graph built here (one search context) and the same graph loaded (one per core)", () => {
+    const dir = tempDir();
+    index.save(dir);
+    const loaded = VectorIndex.load(dir, dim)!;
+    const keys = [...vectors.keys()].filter((_, i) => i % 40 === 0);
+    const admitted = new Set([...vectors.keys()].filter((key) => key % 2 === 1));
+    const built = index.nearestMany(keys, 5, admitted);
+    const fromSnapshot = loaded.nearestMany(keys, 5, admitted);
+    expect(built.size).toBe(keys.length);
+    expect(fromSnapshot).toEqual(built);
+    for (const [key, hits] of built) {
+      expect(hits).toHaveLength(5);
+      expect(hits.every((h) => h.key !== key && admitted.has(h.key))).toBe(true);
+    }
+  });
+
   it("keeps the graph in step with upserts and removals", () => {
     const q = queries[3]!;
     const [top] = index.search(q, 1);

@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { dotAt, TopK, type VectorHit } from "./exact-scan.js";
 import { usearch, type Graph } from "./usearch.js";
 import { FETCH_GROWTH, type ResolvedOptions } from "./vector-options.js";
@@ -12,6 +13,8 @@ const MAX_FETCH = 8192;
 // Rows per usearch add call while building: small enough that one slice
 // blocks the event loop for only a few milliseconds.
 const BUILD_SLICE = 64;
+// usearch's refusal of a walk when every search context is taken.
+const NO_CONTEXT = /reserve capacity ahead of searches/i;
 
 /**
  * The usearch HNSW graph over a vector index's slots (prebuilt N-API
@@ -87,6 +90,7 @@ export class VectorGraph {
     if (graph.dimensions() !== this.slots.dim || graph.size() !== this.slots.slotOf.size) return false;
     this.#graph = graph;
     this.cursor = this.slots.highWater;
+    this.#walkThreads = Math.max(1, availableParallelism());
     return true;
   }
 
@@ -128,19 +132,31 @@ export class VectorGraph {
   }
 
   /**
-   * Several unfiltered walks in one native call, on one thread (usearch's
-   * own threads measured no faster on this machine, and a graph built a slot
-   * at a time has one search context): for each query, up to `fetch` graph
-   * keys (slots), nearest first by the int8 copies; the caller rescores and
-   * filters them.
+   * Several unfiltered walks in one native call: for each query, up to
+   * `fetch` graph keys (slots), nearest first by the int8 copies; the caller
+   * rescores and filters them. The walks are spread over the machine's
+   * cores, as many as the graph has search contexts: a graph loaded from a
+   * snapshot has one per core, one built here a slot at a time has one, and
+   * usearch refuses a walk it has no context for, so such a graph walks on
+   * one thread from then on. Only an operator sweep asks this (never a
+   * request), so taking every core for the call starves nothing.
    */
   searchMany(qs: readonly Float32Array[], fetch: number): { slots: BigUint64Array; counts: BigUint64Array; k: number } {
     const limit = Math.min(fetch, this.#graph!.size());
-    const found = this.#graph!.search([...qs], limit, 1) as unknown as { keys: BigUint64Array; counts?: BigUint64Array; k?: number };
+    let found: { keys: BigUint64Array; counts?: BigUint64Array; k?: number };
+    try {
+      found = this.#graph!.search([...qs], limit, this.#walkThreads) as unknown as typeof found;
+    } catch (error) {
+      if (this.#walkThreads === 1 || !NO_CONTEXT.test(String((error as Error).message))) throw error;
+      this.#walkThreads = 1;
+      found = this.#graph!.search([...qs], limit, 1) as unknown as typeof found;
+    }
     // One query comes back as plain Matches, without counts.
     if (found.counts === undefined) return { slots: found.keys, counts: BigUint64Array.of(BigInt(found.keys.length)), k: limit };
     return { slots: found.keys, counts: found.counts, k: found.k ?? limit };
   }
+
+  #walkThreads = Math.max(1, availableParallelism());
 
   #newGraph(): Graph {
     return new usearch.Index({
