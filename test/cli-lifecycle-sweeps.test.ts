@@ -13,7 +13,7 @@ import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXIT, ruleError } from "../src/argerror/index.js";
 import type { MemoryRecord } from "../src/model/record.js";
-import type { ConsolidateReport, PruneReport, PurgeReport } from "../src/operator/index.js";
+import { DELETE_BATCH, type ConsolidateReport, type PruneReport, type PurgeReport } from "../src/operator/index.js";
 import { EmbeddedStore } from "../src/store/embedded/embedded-store.js";
 import { QdrantStore } from "../src/store/qdrant/index.js";
 import { CURRENT_SCHEMA_VERSION } from "../src/store/schema-version.js";
@@ -229,6 +229,41 @@ describe.concurrent.each(BACKENDS)("lifecycle sweeps on $name", { timeout: 120_0
     expect(one.results.map((p) => [p.a_id, p.b_id])).toEqual([[id(33), id(34)]]);
 
     expect(s.ids()).toEqual(before);
+  });
+
+  it("a --timeout that runs out stops prune and purge after a committed batch with exit 6, and a rerun deletes the rest", async () => {
+    const s = await backend.fresh();
+    // Ten more records than a delete batch holds of each class, so each verb has a second batch to stop before.
+    const lapsed = Array.from({ length: DELETE_BATCH + 10 }, (_, n) => ({ r: rec(10_000 + n, { not_after: NOW_S - 3600 }) }));
+    const archived = Array.from({ length: DELETE_BATCH + 10 }, (_, n) => ({ r: rec(20_000 + n, { archived_at: ago(100 * DAY) }) }));
+    await seed(s.open, [...lapsed, ...archived, { r: rec(1) }]);
+    const total = 2 * (DELETE_BATCH + 10) + 1;
+
+    const pruned = await runEngram(["prune-expired", "--apply", "--timeout", "1ms", "--output", "json"], s.env);
+    expect({ code: pruned.code, stdout: pruned.stdout, stderr: pruned.stderr }).toEqual({
+      code: EXIT.timeout,
+      stdout: "",
+      stderr: `engram: --timeout 1ms ran out after ${DELETE_BATCH} record(s) were deleted in committed batches, and stay deleted; run \`engram prune-expired --apply\` again to continue\n`,
+    });
+    expect(s.ids()).toHaveLength(total - DELETE_BATCH);
+    expect(json<PruneReport>(await runEngram(["prune-expired", "--apply", "--output", "json"], s.env))).toMatchObject({ found: 10, deleted: 10 });
+
+    const purged = await runEngram(["spine-review", "purge", "--class", "archived", "--apply", "--timeout", "1ms", "--output", "json"], s.env);
+    expect({ code: purged.code, stdout: purged.stdout, stderr: purged.stderr }).toEqual({
+      code: EXIT.timeout,
+      stdout: "",
+      stderr: `engram: --timeout 1ms ran out after ${DELETE_BATCH} record(s) were deleted in committed batches, and stay deleted; run \`engram spine-review purge --apply …\` again to continue\n`,
+    });
+    expect(json<PurgeReport>(await runEngram(["spine-review", "purge", "--class", "archived", "--apply", "--output", "json"], s.env))).toMatchObject({ eligible: 10, deleted: 10 });
+    expect(s.ids()).toEqual([id(1)]);
+  });
+
+  it("a --timeout that runs out only after the last batch committed stopped nothing: the run reports and exits 0", async () => {
+    const s = await backend.fresh();
+    await seed(s.open, [{ r: rec(41, { not_after: NOW_S - 3600 }) }, { r: rec(42) }]);
+    const done = await runEngram(["prune-expired", "--apply", "--timeout", "1ms", "--output", "json"], s.env);
+    expect(json<PruneReport>(done)).toMatchObject({ found: 1, deleted: 1 });
+    expect(s.ids()).toEqual([id(42)]);
   });
 });
 

@@ -41,7 +41,8 @@ export function scopeChoice(o: { scope?: string; allScopes?: boolean }): { scope
 
 /**
  * The loop's callback: draws `verb done/total` on stderr and stops the run
- * between batches once --timeout has run out (every committed batch stays).
+ * between batches once --timeout has run out (every committed batch stays);
+ * after the last batch there is nothing left to stop.
  */
 export function loopHooks(verb: string, mode: ProgressMode, timeoutMs: number) {
   const reporter = new ProgressReporter(mode, verb);
@@ -53,7 +54,8 @@ export function loopHooks(verb: string, mode: ProgressMode, timeoutMs: number) {
     onProgress: (d: number, total: number) => {
       done = d;
       reporter.update(d, total);
-      if (deadline.expired()) throw new SweepTimeoutError(verb);
+      // A budget that runs out with the last batch committed stopped nothing: the run reports as done.
+      if (d < total && deadline.expired()) throw new SweepTimeoutError(verb);
     },
   };
 }
