@@ -59,7 +59,7 @@ export async function ensureEmbedderIdentity(store: Store, embedder: Embedder): 
   if (check.first) await store.setMeta(META_EMBEDDER_IDENTITY, identityKey(embedder.identity));
 }
 
-export type Engram = { core: Core; deps: CoreDeps; auth: Authenticator; close(): Promise<void> };
+export type Engram = { core: Core; deps: CoreDeps; auth: Authenticator; summaries?: SummaryQueue; close(): Promise<void> };
 
 export async function openEngram(opts: { env?: NodeJS.ProcessEnv; log?: Logger; embedder?: Embedder; store?: Store } = {}): Promise<Engram> {
   const env = opts.env ?? process.env;
@@ -85,6 +85,7 @@ export async function openEngram(opts: { env?: NodeJS.ProcessEnv; log?: Logger; 
     core: createCore(deps),
     deps,
     auth,
+    summaries,
     close: async () => {
       await summaries?.close();
       await store.close();
@@ -142,6 +143,7 @@ export async function serve(opts: ServeOptions = {}): Promise<{ server: RunningS
     embedPressure: () => embedPressureOf(deps.embedder),
     storeRecords: async () => (await deps.store.schemaHistogram()).total,
     waiting: () => waitingParts(deps),
+    summaryQueue: () => engram.summaries,
   });
   const observe = accessLog(log, metrics.observe);
   const connect = connectNodeHandler({ core: engram.core, log, auth: engram.auth, maxRequestBytes: maxRequestBytesFromEnv(env), observe }) as Handler;

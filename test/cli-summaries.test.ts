@@ -175,6 +175,13 @@ async function store(server: TestServer, content: string): Promise<string> {
 
 const summarized = (server: TestServer, id: string) => until(async () => ((await server.store.getRaw(id))?.summary_source === "auto" ? server.store.getRaw(id) : undefined));
 
+/** The server's /metrics exposition, a line each. */
+async function metricLines(server: TestServer): Promise<string[]> {
+  const res = await fetch(`${server.url}/metrics`);
+  expect(res.status).toBe(200);
+  return (await res.text()).split("\n");
+}
+
 describe("auto summaries on write", { timeout: 120_000 }, () => {
   let server: TestServer;
 
@@ -220,6 +227,9 @@ describe("auto summaries on write", { timeout: 120_000 }, () => {
     for (const id of [first, ...queued]) expect(await summarized(server, id)).toMatchObject({ summary_source: "auto" });
     for (const id of dropped) expect(await server.store.getRaw(id)).toMatchObject({ summary: "", summary_source: "" });
     expect(chat.requests.slice(before).map((r) => r.content)).toEqual(["held 1", "held 2", "held 3"]);
+    const metrics = await metricLines(server);
+    expect(metrics).toContain('engram_summary_queue_total{outcome="dropped"} 2');
+    expect(metrics).toContain("engram_summary_queue_depth 0");
   });
 
   it("a failing summarizer never fails a write: the record stays unsummarized and the log names the status, not the content", async () => {
@@ -232,6 +242,7 @@ describe("auto summaries on write", { timeout: 120_000 }, () => {
       expect(line).toContain("failed with HTTP 500 (server_error)");
       expect(line).not.toContain("secret words");
       expect(await server.store.getRaw(id)).toMatchObject({ summary: "", summary_source: "", summary_model: "" });
+      expect(await metricLines(server)).toContain('engram_summary_queue_total{outcome="failed"} 1');
     } finally {
       chat.mode = "ok";
     }

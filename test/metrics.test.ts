@@ -69,7 +69,7 @@ describe("GET /metrics and the access log", () => {
     expect(lines).toContain('engram_requests_total{lane="mcp",procedure="store_memory",code="invalid_argument"} 1');
   });
 
-  it("exports latency histograms, the embed queue depth, the record count and each part's readiness", async () => {
+  it("exports latency histograms, the embed and summary queues, the record count and each part's readiness", async () => {
     const text = await scrape();
     const lines = text.split("\n");
     expect(lines).toContain('engram_request_duration_seconds_count{lane="connect",procedure="StoreMemory"} 7');
@@ -78,6 +78,9 @@ describe("GET /metrics and the access log", () => {
     expect(lines).toContain("engram_store_records 7");
     // The fake embedder has no worker queue: depth 0, but the series is always there for dashboards.
     expect(lines).toContain("engram_embed_queue_depth 0");
+    // No summary queue runs here; its series are there all the same, at 0.
+    expect(lines).toContain("engram_summary_queue_depth 0");
+    expect(lines).toContain('engram_summary_queue_total{outcome="dropped"} 0');
     for (const part of ["store", "index", "embedder"]) expect(text).toMatch(new RegExp(`^engram_ready\\{part="${part}"\\} [01]$`, "m"));
   });
 

@@ -32,7 +32,8 @@ export function fitSummary(line: string, limits: Pick<Limits, "maxSummaryBytes">
 }
 
 /** What became of one record: summarized, left alone (summarized meanwhile, changed, not eligible), or deleted. */
-export type AutoSummaryOutcome = "summarized" | "skipped" | "gone";
+export const AUTO_SUMMARY_OUTCOMES = ["summarized", "skipped", "gone"] as const;
+export type AutoSummaryOutcome = (typeof AUTO_SUMMARY_OUTCOMES)[number];
 
 /**
  * Summarizes one stored record and writes the summary with

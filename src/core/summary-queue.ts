@@ -1,6 +1,6 @@
 import type { Summarizer } from "../embed/summarizer.js";
 import type { MemoryRecord } from "../model/record.js";
-import { autoSummarize, wantsAutoSummary } from "./auto-summary.js";
+import { AUTO_SUMMARY_OUTCOMES, autoSummarize, wantsAutoSummary } from "./auto-summary.js";
 import type { CoreDeps } from "./deps.js";
 
 export type SummaryQueueOptions = {
@@ -9,6 +9,10 @@ export type SummaryQueueOptions = {
   /** Summaries in flight at once (ENGRAM_SUMMARY_WORKERS). */
   workers: number;
 };
+
+/** What became of a record offered to the queue: an auto summary's outcome, its summarizer failed, or the queue was full. */
+export const SUMMARY_QUEUE_OUTCOMES = [...AUTO_SUMMARY_OUTCOMES, "failed", "dropped"] as const;
+export type SummaryQueueOutcome = (typeof SUMMARY_QUEUE_OUTCOMES)[number];
 
 /**
  * The on-write auto-summary queue (ENGRAM_SUMMARY_ON_WRITE): a record a
@@ -27,6 +31,7 @@ export class SummaryQueue {
   private closed = false;
   private readonly abort = new AbortController();
   private readonly loops: Promise<void>[];
+  readonly #outcomes = Object.fromEntries(SUMMARY_QUEUE_OUTCOMES.map((o) => [o, 0])) as Record<SummaryQueueOutcome, number>;
 
   constructor(
     private readonly deps: CoreDeps,
@@ -41,10 +46,16 @@ export class SummaryQueue {
     return this.waiting.length - this.head;
   }
 
+  /** Records offered since start, by what became of them (for /metrics). */
+  get outcomes(): Readonly<Record<SummaryQueueOutcome, number>> {
+    return this.#outcomes;
+  }
+
   /** Takes a record just created; discoveries, rules and summarized records are not queued. */
   offer(rec: MemoryRecord): void {
     if (this.closed || !wantsAutoSummary(rec)) return;
     if (this.length >= this.opts.size) {
+      this.#outcomes.dropped++;
       this.deps.log.warn("summary queue full; the new record was not queued for an auto summary (engram summarize-missing will find it)", {
         id: rec.id,
         queue_size: this.opts.size,
@@ -84,9 +95,10 @@ export class SummaryQueue {
       const id = await this.next();
       if (id === undefined) return;
       try {
-        await autoSummarize(this.deps, this.summarizer, id, this.abort.signal);
+        this.#outcomes[await autoSummarize(this.deps, this.summarizer, id, this.abort.signal)]++;
       } catch (err) {
         if (this.closed) return;
+        this.#outcomes.failed++;
         // A SummarizerError names the endpoint and the cause, never the content; anything else by its class only.
         const error = err instanceof Error && err.name === "SummarizerError" ? err.message : err instanceof Error ? err.name : "unknown";
         this.deps.log.warn("auto summary failed; the record stays unsummarized (engram summarize-missing retries it)", { id, error });

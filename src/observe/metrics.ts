@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { SUMMARY_QUEUE_OUTCOMES, type SummaryQueueOutcome } from "../core/summary-queue.js";
 import { codeLabel, type RequestObserver } from "./request-outcome.js";
 
 /** What the gauges read at scrape time; each is optional so a test can leave parts out. */
@@ -9,6 +10,8 @@ export type MetricSources = {
   storeRecords?: () => Promise<number>;
   /** The parts still warming up, as /readyz names them ("store", "index", "terms", "embedder"). */
   waiting?: () => readonly string[];
+  /** The on-write summary queue, when one runs: records waiting, and records offered since start by outcome. */
+  summaryQueue?: () => { length: number; outcomes: Readonly<Record<SummaryQueueOutcome, number>> } | undefined;
 };
 
 /** The parts a ready gauge is exported for, always all of them so a dashboard sees 0 as well as 1. */
@@ -88,6 +91,27 @@ export function createMetrics(sources: MetricSources = {}): Metrics {
     collect() {
       const waiting = new Set(sources.waiting?.() ?? []);
       for (const part of READY_PARTS) this.set({ part }, waiting.has(part) ? 0 : 1);
+    },
+  });
+
+  new Gauge({
+    name: "engram_summary_queue_depth",
+    help: "Records waiting for an auto summary on the on-write queue (ENGRAM_SUMMARY_ON_WRITE).",
+    registers: [registry],
+    collect() {
+      this.set(sources.summaryQueue?.()?.length ?? 0);
+    },
+  });
+  new Counter({
+    name: "engram_summary_queue_total",
+    help: "Records offered to the on-write summary queue since start, by outcome: summarized, skipped (summarized or changed meanwhile), gone (deleted meanwhile), failed (the summarizer failed), dropped (the queue was full).",
+    labelNames: ["outcome"] as const,
+    registers: [registry],
+    collect() {
+      // The queue keeps the counts; each scrape copies them, every outcome present so a rate never starts from nothing.
+      const outcomes = sources.summaryQueue?.()?.outcomes;
+      this.reset();
+      for (const outcome of SUMMARY_QUEUE_OUTCOMES) this.inc({ outcome }, outcomes?.[outcome] ?? 0);
     },
   });
 
