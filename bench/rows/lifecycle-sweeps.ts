@@ -14,8 +14,8 @@
  *   and saved while seeding, as a serving store keeps one, so the row times
  *   the sweep, not a first index build (which is printed apart).
  *
- * The prune row's reference is a bare SQLite DELETE of the same rows on a
- * copy of the same store, in the same run (plainDelete).
+ * Each delete row's reference is a bare SQLite DELETE of the same rows on a
+ * copy of the same store, in the same run (plainDeletes).
  *
  * As in operator-sweeps.ts, the verbs run in a child process from a bundle
  * built with dist/'s options (lifecycle-run.ts), on a fresh copy of the seed
@@ -131,32 +131,38 @@ function flushed(dir: string): void {
   }
 }
 
+type PlainDelete = { rows: number; ms: number };
+
 /**
  * The physical reference of the delete rows: what SQLite alone takes, on
- * this machine now, to delete the same rows (every lapsed, unarchived
- * record) from a copy of the same store through one prepared DELETE in one
- * transaction, the store's own triggers (change log, term index, vectors)
- * firing as for engram's deletes; open, read and close included.
+ * this machine now, to delete the same rows from a copy of the same store
+ * through one prepared DELETE in one transaction, the store's own triggers
+ * (change log, term index, vectors) firing as for engram's deletes; open,
+ * read and close included. First the lapsed, unarchived records (prune's),
+ * then on what is left the superseded and archived ones (purge's).
  */
-function plainDelete(dataDir: string, now: number): { rows: number; ms: number } {
-  const t = performance.now();
-  const db = new Database(join(dataDir, "engram.db"));
-  let rows = 0;
-  try {
-    db.pragma("journal_mode = WAL");
-    db.pragma("synchronous = NORMAL");
-    const rids = db
-      .prepare("SELECT rid FROM records WHERE json_extract(payload, '$.not_after') <= ? AND json_extract(payload, '$.archived_at') IS NULL")
-      .raw()
-      .all(now) as [number][];
-    const del = db.prepare("DELETE FROM records WHERE rid = ?");
-    db.transaction(() => {
-      for (const [rid] of rids) rows += del.run(rid).changes;
-    })();
-  } finally {
-    db.close();
-  }
-  return { rows, ms: performance.now() - t };
+function plainDeletes(dataDir: string, now: number): { prune: PlainDelete; purge: PlainDelete } {
+  const once = (where: string, ...params: unknown[]): PlainDelete => {
+    const t = performance.now();
+    const db = new Database(join(dataDir, "engram.db"));
+    let rows = 0;
+    try {
+      db.pragma("journal_mode = WAL");
+      db.pragma("synchronous = NORMAL");
+      const rids = db.prepare(`SELECT rid FROM records WHERE ${where}`).raw().all(...params) as [number][];
+      const del = db.prepare("DELETE FROM records WHERE rid = ?");
+      db.transaction(() => {
+        for (const [rid] of rids) rows += del.run(rid).changes;
+      })();
+    } finally {
+      db.close();
+    }
+    return { rows, ms: performance.now() - t };
+  };
+  return {
+    prune: once("json_extract(payload, '$.not_after') <= ? AND archived_at IS NULL", now),
+    purge: once("superseded_by IS NOT NULL OR archived_at <= ?", new Date((now - 90 * DAY) * 1000).toISOString()),
+  };
 }
 
 async function rounds<T>(bundle: string, seed: string, mode: string, n: number): Promise<T[]> {
@@ -179,16 +185,19 @@ function median<T>(xs: readonly T[], by: (x: T) => number): T {
   return [...xs].sort((a, b) => by(a) - by(b))[Math.floor(xs.length / 2)]!;
 }
 
-function deleteRow(measure: string, runs: readonly Timed<{ deleted: number }>[], size: number, plain?: { rows: number; ms: number }): BenchRow {
+function deleteRow(measure: string, runs: readonly Timed<{ deleted: number }>[], size: number, plain: PlainDelete): BenchRow {
   const rate = (t: Timed<{ deleted: number }>) => (t.result.deleted * 1000) / t.ms;
   const m = median(runs, rate);
   const all = runs.length > 1 ? `; rounds ${runs.map((t) => fmt(rate(t))).join(" / ")}` : "";
+  const plainRate = (plain.rows * 1000) / plain.ms;
   return {
     measure,
     value:
       `${fmt(rate(m))} records deleted/s, median of ${runs.length} (${fmt(m.result.deleted)} in ${(m.ms / 1000).toFixed(2)} s, ` +
       `${(m.cpuMs / 1000).toFixed(2)} s CPU; ${fmt((size * 1000) / m.ms)} records of the store looked at/s${all})`,
-    reference: plain ? `plain SQLite DELETE of the same ${fmt(plain.rows)} rows, triggers firing: ${fmt((plain.rows * 1000) / plain.ms)} rows/s` : "",
+    reference: `plain SQLite DELETE of the same ${fmt(plain.rows)} rows, triggers firing: ${fmt(plainRate)} rows/s`,
+    // Time per record against the reference's, as #29 judges sweep rows; the goal stays #27's absolute rate.
+    ratio: plainRate / rate(m),
     goal: `>= ${fmt(DELETE_GOAL)} records/s`,
     met: rate(m) >= DELETE_GOAL,
   };
@@ -218,7 +227,7 @@ export const lifecycleSweeps: BenchSection = async () => {
     const copy = `${lifecycle}-plain`;
     cpSync(lifecycle, copy, { recursive: true });
     flushed(copy);
-    const plain = plainDelete(copy, Math.floor(Date.now() / 1000));
+    const plain = plainDeletes(copy, Math.floor(Date.now() / 1000));
     rmSync(copy, { recursive: true, force: true });
     const similarRuns = await rounds<ConsolidateRound>(bundle, similar, "consolidate", count);
     for (const { consolidate } of similarRuns) if (consolidate.result.records !== n) throw new Error(`consolidate compared ${consolidate.result.records} of ${n} records`);
@@ -228,8 +237,8 @@ export const lifecycleSweeps: BenchSection = async () => {
     );
     const size = n.toLocaleString("en-US");
     return [
-      deleteRow(`prune-expired --apply, ${size} records (a fifth lapsed)`, sweeps.map((r) => r.prune), n, plain),
-      deleteRow(`spine-review purge --class superseded,archived --apply, the ${fmt(n - sweeps[0]!.prune.result.deleted)} records left`, sweeps.map((r) => r.purge), n),
+      deleteRow(`prune-expired --apply, ${size} records (a fifth lapsed)`, sweeps.map((r) => r.prune), n, plain.prune),
+      deleteRow(`spine-review purge --class superseded,archived --apply, the ${fmt(n - sweeps[0]!.prune.result.deleted)} records left`, sweeps.map((r) => r.purge), n, plain.purge),
       {
         measure: `spine-review consolidate --all-scopes, ${size} live records, top-k 5`,
         value:
