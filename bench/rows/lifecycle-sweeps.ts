@@ -29,7 +29,6 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import Database from "better-sqlite3";
 import { build } from "esbuild";
 import { bundleOptions } from "../../scripts/build.mjs";
 import type { MemoryRecord } from "../../src/model/record.js";
@@ -40,6 +39,7 @@ import { CURRENT_SCHEMA_VERSION } from "../../src/store/schema-version.js";
 import { GATE_ON } from "../../src/store/store.js";
 import { syntheticRecord } from "../../test/helpers/synthetic-record.js";
 import type { BenchRow, BenchSection } from "../bench-row.js";
+import { plainDelete, type PlainRewrite } from "./plain-rewrite.js";
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -131,37 +131,16 @@ function flushed(dir: string): void {
   }
 }
 
-type PlainDelete = { rows: number; ms: number };
-
 /**
- * The physical reference of the delete rows: what SQLite alone takes, on
- * this machine now, to delete the same rows from a copy of the same store
- * through one prepared DELETE in one transaction, the store's own triggers
- * (change log, term index, vectors) firing as for engram's deletes; open,
- * read and close included. First the lapsed, unarchived records (prune's),
- * then on what is left the superseded and archived ones (purge's).
+ * Each delete row's reference (plainDelete) on a copy of the seed, in the
+ * same run: first the lapsed, unarchived records (prune's), then on what is
+ * left the superseded and the archived ones (purge's); open, read and close
+ * included.
  */
-function plainDeletes(dataDir: string, now: number): { prune: PlainDelete; purge: PlainDelete } {
-  const once = (where: string, ...params: unknown[]): PlainDelete => {
-    const t = performance.now();
-    const db = new Database(join(dataDir, "engram.db"));
-    let rows = 0;
-    try {
-      db.pragma("journal_mode = WAL");
-      db.pragma("synchronous = NORMAL");
-      const rids = db.prepare(`SELECT rid FROM records WHERE ${where}`).raw().all(...params) as [number][];
-      const del = db.prepare("DELETE FROM records WHERE rid = ?");
-      db.transaction(() => {
-        for (const [rid] of rids) rows += del.run(rid).changes;
-      })();
-    } finally {
-      db.close();
-    }
-    return { rows, ms: performance.now() - t };
-  };
+function plainDeletes(dataDir: string, now: number): { prune: PlainRewrite; purge: PlainRewrite } {
   return {
-    prune: once("json_extract(payload, '$.not_after') <= ? AND archived_at IS NULL", now),
-    purge: once("superseded_by IS NOT NULL OR archived_at <= ?", new Date((now - 90 * DAY) * 1000).toISOString()),
+    prune: plainDelete(dataDir, "json_extract(payload, '$.not_after') <= ? AND archived_at IS NULL", now),
+    purge: plainDelete(dataDir, "superseded_by IS NOT NULL OR archived_at <= ?", new Date((now - 90 * DAY) * 1000).toISOString()),
   };
 }
 
@@ -185,7 +164,7 @@ function median<T>(xs: readonly T[], by: (x: T) => number): T {
   return [...xs].sort((a, b) => by(a) - by(b))[Math.floor(xs.length / 2)]!;
 }
 
-function deleteRow(measure: string, runs: readonly Timed<{ deleted: number }>[], size: number, plain: PlainDelete): BenchRow {
+function deleteRow(measure: string, runs: readonly Timed<{ deleted: number }>[], size: number, plain: PlainRewrite): BenchRow {
   const rate = (t: Timed<{ deleted: number }>) => (t.result.deleted * 1000) / t.ms;
   const m = median(runs, rate);
   const all = runs.length > 1 ? `; rounds ${runs.map((t) => fmt(rate(t))).join(" / ")}` : "";

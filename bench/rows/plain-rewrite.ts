@@ -16,7 +16,8 @@ import Database from "better-sqlite3";
 /** Rows rewritten, wall milliseconds, and this process's CPU milliseconds meanwhile (SQLite runs on this thread). */
 export type PlainRewrite = { rows: number; ms: number; cpuMs: number };
 
-export function plainRewrite(dataDir: string): PlainRewrite {
+/** Opens the store file as the store does (WAL, synchronous NORMAL), runs `work`, which says how many rows it wrote, and closes; timed with the CPU. */
+function onPlainConnection(dataDir: string, work: (db: Database.Database) => number): PlainRewrite {
   const cpu = process.cpuUsage();
   const t = performance.now();
   const db = new Database(join(dataDir, "engram.db"));
@@ -24,15 +25,40 @@ export function plainRewrite(dataDir: string): PlainRewrite {
   try {
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = NORMAL");
-    const all = db.prepare("SELECT rid, payload FROM records").raw().all() as [number, string][];
-    const update = db.prepare("UPDATE records SET payload = ? WHERE rid = ?");
-    db.transaction(() => {
-      for (const [rid, payload] of all) rows += update.run(`${payload} `, rid).changes;
-    })();
+    rows = work(db);
   } finally {
     db.close();
   }
   const ms = performance.now() - t;
   const used = process.cpuUsage(cpu);
   return { rows, ms, cpuMs: (used.user + used.system) / 1000 };
+}
+
+export function plainRewrite(dataDir: string): PlainRewrite {
+  return onPlainConnection(dataDir, (db) => {
+    const all = db.prepare("SELECT rid, payload FROM records").raw().all() as [number, string][];
+    const update = db.prepare("UPDATE records SET payload = ? WHERE rid = ?");
+    let rows = 0;
+    db.transaction(() => {
+      for (const [rid, payload] of all) rows += update.run(`${payload} `, rid).changes;
+    })();
+    return rows;
+  });
+}
+
+/**
+ * The delete rows' reference: the records `where` selects deleted through
+ * one prepared DELETE each in one transaction, the store's own triggers
+ * (change log, term index, vector row) firing as for engram's deletes.
+ */
+export function plainDelete(dataDir: string, where: string, ...params: unknown[]): PlainRewrite {
+  return onPlainConnection(dataDir, (db) => {
+    const rids = db.prepare(`SELECT rid FROM records WHERE ${where}`).raw().all(...params) as [number][];
+    const del = db.prepare("DELETE FROM records WHERE rid = ?");
+    let rows = 0;
+    db.transaction(() => {
+      for (const [rid] of rids) rows += del.run(rid).changes;
+    })();
+    return rows;
+  });
 }
