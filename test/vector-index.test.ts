@@ -203,6 +203,36 @@ describe("a small vector index", () => {
     expect(loaded!.search(queries[0]!, 1)[0]!.key).toBe(5);
   });
 
+  it("loads in slices, handing the event loop back between them, into the same index a load in one piece gives", async () => {
+    const index = indexOf(vectors, dim);
+    index.remove(3 + 7 * 10);
+    const dir = tempDir();
+    index.save(dir);
+    let turns = 0;
+    // 4 KiB a read: the 600 slots' keys and rows come in this many reads, each followed by a turn of the loop, then one turn mapping them.
+    const sliced = await VectorIndex.loadInSlices(dir, dim, {}, {}, async () => {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      turns++;
+      return true;
+    }, 4096);
+    expect(turns).toBe(Math.ceil((600 * 8) / 4096) + Math.ceil((600 * dim * 4) / 4096) + 1);
+    expect(sliced!.size).toBe(599);
+    for (const q of queries) expect(sliced!.search(q, 20)).toEqual(VectorIndex.load(dir, dim)!.search(q, 20));
+    sliced!.upsert(5, queries[0]!);
+    expect(sliced!.search(queries[0]!, 1)[0]!.key).toBe(5);
+  });
+
+  it("gives up a load in slices when told to between two, and loads nothing from a damaged snapshot", async () => {
+    const dir = tempDir();
+    indexOf(vectors, dim).save(dir);
+    let turns = 0;
+    expect(await VectorIndex.loadInSlices(dir, dim, {}, {}, async () => ++turns < 3, 4096)).toBeUndefined();
+    expect(turns).toBe(3);
+    const vectorsFile = readdirSync(dir).find((name) => name.startsWith("vectors-"))!;
+    writeFileSync(join(dir, vectorsFile), "truncated");
+    expect(await VectorIndex.loadInSlices(dir, dim, {}, {}, async () => true)).toBeUndefined();
+  });
+
   it("loads nothing from a missing, foreign or damaged snapshot", () => {
     const index = indexOf(vectors, dim);
     const dir = tempDir();

@@ -34,7 +34,7 @@ import { VectorGraph } from "./vector-graph.js";
 import { VectorGroups } from "./vector-groups.js";
 import { resolveOptions, type ResolvedOptions, type VectorIndexMode, type VectorIndexOptions } from "./vector-options.js";
 import { VectorSlots } from "./vector-slots.js";
-import { readManifest, readVectors, removeStaleFiles, writeSnapshot, type SnapshotOrigin } from "./vector-snapshot.js";
+import { readManifest, readVectors, readVectorsInSlices, removeStaleFiles, writeSnapshot, type Manifest, type SnapshotOrigin } from "./vector-snapshot.js";
 
 export type { VectorHit } from "./exact-scan.js";
 export type { VectorIndexMode, VectorIndexOptions } from "./vector-options.js";
@@ -310,10 +310,46 @@ export class VectorIndex {
    * graph's m and efConstruction stay as saved.
    */
   static load(dir: string, dim: number, opts: VectorIndexOptions = {}, mode: VectorIndexMode = {}): VectorIndex | undefined {
+    const opened = VectorIndex.#opened(dir, dim, opts, mode);
+    if (opened === undefined) return undefined;
+    const { index, manifest } = opened;
+    try {
+      return readVectors(join(dir, manifest.vectorsFile), index.#slots, manifest.highWater) ? index.#loaded(dir, manifest) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * `load` for a start that keeps answering meanwhile: the vectors are read
+   * and mapped a slice at a time (readVectorsInSlices), `between` running
+   * after each; false from it gives up, and the answer is undefined. The
+   * graph file is still loaded by one native call.
+   */
+  static async loadInSlices(
+    dir: string,
+    dim: number,
+    opts: VectorIndexOptions,
+    mode: VectorIndexMode,
+    between: () => Promise<boolean>,
+    sliceBytes?: number,
+  ): Promise<VectorIndex | undefined> {
+    const opened = VectorIndex.#opened(dir, dim, opts, mode);
+    if (opened === undefined) return undefined;
+    const { index, manifest } = opened;
+    try {
+      if (!(await readVectorsInSlices(join(dir, manifest.vectorsFile), index.#slots, manifest.highWater, between, sliceBytes))) return undefined;
+      return index.#loaded(dir, manifest);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** An empty index with the snapshot's settings under `dir` (the query-time ones `opts` gives win), or undefined when there is none this build reads. */
+  static #opened(dir: string, dim: number, opts: VectorIndexOptions, mode: VectorIndexMode): { index: VectorIndex; manifest: Manifest } | undefined {
     resolveOptions(opts); // a bad argument is the caller's bug, not an unusable snapshot
     const manifest = readManifest(dir, dim);
     if (manifest === undefined) return undefined;
-    let index: VectorIndex;
     try {
       const saved = resolveOptions(manifest.options ?? {});
       const merged: ResolvedOptions = { ...saved };
@@ -321,23 +357,22 @@ export class VectorIndex {
         const value = opts[name];
         if (value !== undefined) merged[name] = value;
       }
-      index = new VectorIndex(dim, merged, mode);
+      return { index: new VectorIndex(dim, merged, mode), manifest };
     } catch {
       return undefined;
     }
-    try {
-      if (!readVectors(join(dir, manifest.vectorsFile), index.#slots, manifest.highWater)) return undefined;
-      if (index.size !== manifest.live) return undefined;
-      index.#origin = typeof manifest.origin === "object" && manifest.origin !== null ? manifest.origin : {};
-      if (manifest.graphFile !== null) {
-        if (!index.#graph.load(join(dir, manifest.graphFile))) return undefined;
-      } else if (!index.#stepwise && index.size >= index.#opts.hnswThreshold) {
-        index.#graph.build();
-      }
-    } catch {
-      return undefined;
+  }
+
+  /** Takes the rest of a snapshot once its vectors are in: the origin, and the graph (loaded, or built unless stepwise). */
+  #loaded(dir: string, manifest: Manifest): VectorIndex | undefined {
+    if (this.size !== manifest.live) return undefined;
+    this.#origin = typeof manifest.origin === "object" && manifest.origin !== null ? manifest.origin : {};
+    if (manifest.graphFile !== null) {
+      if (!this.#graph.load(join(dir, manifest.graphFile))) return undefined;
+    } else if (!this.#stepwise && this.size >= this.#opts.hnswThreshold) {
+      this.#graph.build();
     }
-    return index;
+    return this;
   }
 
   // ---- search paths -------------------------------------------------------

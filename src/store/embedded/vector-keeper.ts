@@ -77,7 +77,8 @@ export class VectorKeeper {
     await this.m.loadInSlices();
     if (this.h.closed) return;
     this.m.sync();
-    if (!this.m.index) this.openIndex();
+    if (!this.m.index) await this.openIndexInSlices();
+    if (this.h.closed) return;
     const index = this.m.index!;
 
     const total = this.m.pending.size;
@@ -157,7 +158,26 @@ export class VectorKeeper {
    */
   private openIndex(): void {
     const dir = this.snapshotDir();
-    const loaded = dir ? VectorIndex.load(dir, this.h.opts.dim, {}, { graphBuild: "stepwise" }) : undefined;
+    this.adoptIndex(dir, dir ? VectorIndex.load(dir, this.h.opts.dim, {}, { graphBuild: "stepwise" }) : undefined);
+  }
+
+  /**
+   * openIndex for the warm-up: the snapshot is read in slices, so a large
+   * one (2 GB at a million records) never holds the event loop. A read that
+   * needs the index meanwhile opens it inline (vectors()); this load then
+   * stops at its next slice and that index stands.
+   */
+  private async openIndexInSlices(): Promise<void> {
+    const dir = this.snapshotDir();
+    const between = async () => this.m.index === undefined && (await this.h.yieldSlice()) && this.m.index === undefined;
+    const loaded = dir ? await VectorIndex.loadInSlices(dir, this.h.opts.dim, {}, { graphBuild: "stepwise" }, between) : undefined;
+    if (this.m.index !== undefined || this.h.closed) return;
+    // Writes may have landed during the slices: the change log is read up to where the mirror is now.
+    this.m.sync();
+    this.adoptIndex(dir, loaded);
+  }
+
+  private adoptIndex(dir: string | undefined, loaded: VectorIndex | undefined): void {
     const verdict: OriginVerdict = loaded ? this.checkOrigin(loaded.origin) : { ok: false, reason: dir ? "no usable snapshot" : "in memory" };
     this.m.pending.clear();
     this.groupQueue = undefined;

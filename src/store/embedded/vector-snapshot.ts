@@ -13,6 +13,7 @@ import {
   writeFileSync,
   writeSync,
 } from "node:fs";
+import { open } from "node:fs/promises";
 import { endianness } from "node:os";
 import { join } from "node:path";
 import type { ResolvedOptions } from "./vector-options.js";
@@ -131,15 +132,69 @@ export function readVectors(path: string, slots: VectorSlots, highWater: number)
   try {
     // Checked before allocating, so a damaged manifest cannot ask for gigabytes.
     if (fstatSync(fd).size !== highWater * (8 + slots.dim * 4)) return false;
-    if (highWater > slots.capacity) slots.grow(highWater);
-    const keyBytes = new Uint8Array(slots.slotKey.buffer, 0, highWater * 8);
-    const rowBytes = new Uint8Array(slots.slab.buffer, 0, highWater * slots.dim * 4);
+    const { keyBytes, rowBytes } = slotBytes(slots, highWater);
     if (!readAll(fd, keyBytes) || !readAll(fd, rowBytes)) return false;
   } finally {
     closeSync(fd);
   }
+  return mapSlots(slots, highWater, 0, highWater) && finishSlots(slots);
+}
+
+/** Bytes read per slice by readVectorsInSlices: tens of milliseconds of reading. */
+export const READ_SLICE_BYTES = 32 * 1024 * 1024;
+/** Slots mapped to their keys per slice. */
+const MAP_SLICE = 65_536;
+
+/**
+ * readVectors for a start that must keep answering: the file is read a
+ * slice at a time off the event loop (a million 512-d rows are 2 GB, seconds
+ * of one synchronous read), and the slots are mapped a slice per turn.
+ * `between` runs after each slice; false from it stops the read, and then,
+ * as for a file of the wrong size, the answer is false.
+ */
+export async function readVectorsInSlices(
+  path: string,
+  slots: VectorSlots,
+  highWater: number,
+  between: () => Promise<boolean>,
+  sliceBytes = READ_SLICE_BYTES,
+): Promise<boolean> {
+  const file = await open(path, "r");
+  try {
+    if ((await file.stat()).size !== highWater * (8 + slots.dim * 4)) return false;
+    let position = 0;
+    for (const into of Object.values(slotBytes(slots, highWater))) {
+      for (let done = 0; done < into.length; ) {
+        const { bytesRead } = await file.read(into, done, Math.min(sliceBytes, into.length - done), position);
+        if (bytesRead === 0) return false;
+        done += bytesRead;
+        position += bytesRead;
+        if (!(await between())) return false;
+      }
+    }
+  } finally {
+    await file.close();
+  }
+  for (let from = 0; from < highWater; from += MAP_SLICE) {
+    if (!mapSlots(slots, highWater, from, Math.min(highWater, from + MAP_SLICE))) return false;
+    if (!(await between())) return false;
+  }
+  return finishSlots(slots);
+}
+
+/** The bytes a vectors file fills: the slot keys, then the rows; the slots grown to hold `highWater` first. */
+function slotBytes(slots: VectorSlots, highWater: number): { keyBytes: Uint8Array; rowBytes: Uint8Array } {
+  if (highWater > slots.capacity) slots.grow(highWater);
   slots.highWater = highWater;
-  for (let slot = 0; slot < highWater; slot++) {
+  return {
+    keyBytes: new Uint8Array(slots.slotKey.buffer, 0, highWater * 8),
+    rowBytes: new Uint8Array(slots.slab.buffer, 0, highWater * slots.dim * 4),
+  };
+}
+
+/** Maps slots [from, to) to their keys, a free slot to the free list; false on a key that cannot be one or is there twice. */
+function mapSlots(slots: VectorSlots, highWater: number, from: number, to: number): boolean {
+  for (let slot = from; slot < Math.min(to, highWater); slot++) {
     const key = slots.slotKey[slot]!;
     if (key < 0) {
       slots.free.push(slot);
@@ -148,6 +203,10 @@ export function readVectors(path: string, slots: VectorSlots, highWater: number)
     if (!Number.isSafeInteger(key) || slots.slotOf.has(key)) return false;
     slots.slotOf.set(key, slot);
   }
+  return true;
+}
+
+function finishSlots(slots: VectorSlots): true {
   // Reuse low slots first, as a freshly built index would.
   slots.free.reverse();
   return true;
