@@ -1,5 +1,5 @@
 import { connectNodeHandler, maxRequestBytesFromEnv } from "./connect/index.js";
-import { ANONYMOUS, createCore, limitsFromEnv, SummaryQueue, type Core, type CoreDeps, type Logger } from "./core/index.js";
+import { ANONYMOUS, createCore, limitsFromEnv, SUMMARY_QUEUE_OUTCOMES, SummaryQueue, type Core, type CoreDeps, type Logger } from "./core/index.js";
 import { consoleSignInFromEnv, loadAuthenticator, protectedResourceFromEnv, stdioSubject, type Authenticator } from "./auth/index.js";
 import { checkEmbedderIdentity, embedderFromEnv, identityKey, summaryConfigFromEnv, type Embedder, type SummaryConfig } from "./embed/index.js";
 import { allowedOriginsFromEnv, requestTimeoutFromEnv, startServer, type Handler, type RunningServer } from "./server.js";
@@ -93,6 +93,9 @@ export async function openEngram(opts: { env?: NodeJS.ProcessEnv; log?: Logger; 
   };
 }
 
+/** What /metrics reports of a summary queue where none runs: nothing waiting, every outcome at 0. */
+const NO_SUMMARY_QUEUE = { length: 0, outcomes: Object.fromEntries(SUMMARY_QUEUE_OUTCOMES.map((o) => [o, 0])) };
+
 /**
  * The on-write summary queue, when ENGRAM_SUMMARY_MODEL names a model and
  * ENGRAM_SUMMARY_ON_WRITE is true: every record a write creates is offered
@@ -143,7 +146,7 @@ export async function serve(opts: ServeOptions = {}): Promise<{ server: RunningS
     embedPressure: () => embedPressureOf(deps.embedder),
     storeRecords: async () => (await deps.store.schemaHistogram()).total,
     waiting: () => waitingParts(deps),
-    summaryQueue: () => engram.summaries,
+    summaryQueue: () => engram.summaries ?? NO_SUMMARY_QUEUE,
   });
   const observe = accessLog(log, metrics.observe);
   const connect = connectNodeHandler({ core: engram.core, log, auth: engram.auth, maxRequestBytes: maxRequestBytesFromEnv(env), observe }) as Handler;

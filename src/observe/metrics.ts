@@ -1,5 +1,4 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
-import { SUMMARY_QUEUE_OUTCOMES, type SummaryQueueOutcome } from "../core/summary-queue.js";
 import { codeLabel, type RequestObserver } from "./request-outcome.js";
 
 /** What the gauges read at scrape time; each is optional so a test can leave parts out. */
@@ -10,8 +9,8 @@ export type MetricSources = {
   storeRecords?: () => Promise<number>;
   /** The parts still warming up, as /readyz names them ("store", "index", "terms", "embedder"). */
   waiting?: () => readonly string[];
-  /** The on-write summary queue, when one runs: records waiting, and records offered since start by outcome. */
-  summaryQueue?: () => { length: number; outcomes: Readonly<Record<SummaryQueueOutcome, number>> } | undefined;
+  /** The on-write summary queue: records waiting, and records offered since start by outcome (every outcome, 0 when no queue runs). */
+  summaryQueue?: () => { length: number; outcomes: Readonly<Record<string, number>> };
 };
 
 /** The parts a ready gauge is exported for, always all of them so a dashboard sees 0 as well as 1. */
@@ -99,7 +98,7 @@ export function createMetrics(sources: MetricSources = {}): Metrics {
     help: "Records waiting for an auto summary on the on-write queue (ENGRAM_SUMMARY_ON_WRITE).",
     registers: [registry],
     collect() {
-      this.set(sources.summaryQueue?.()?.length ?? 0);
+      this.set(sources.summaryQueue?.().length ?? 0);
     },
   });
   new Counter({
@@ -109,9 +108,8 @@ export function createMetrics(sources: MetricSources = {}): Metrics {
     registers: [registry],
     collect() {
       // The queue keeps the counts; each scrape copies them, every outcome present so a rate never starts from nothing.
-      const outcomes = sources.summaryQueue?.()?.outcomes;
       this.reset();
-      for (const outcome of SUMMARY_QUEUE_OUTCOMES) this.inc({ outcome }, outcomes?.[outcome] ?? 0);
+      for (const [outcome, n] of Object.entries(sources.summaryQueue?.().outcomes ?? {})) this.inc({ outcome }, n);
     },
   });
 
