@@ -11,6 +11,9 @@ import type { Mirror } from "./mirror.js";
 import type { VectorFilter, VectorHit } from "./vector-index.js";
 import type { VectorKeeper } from "./vector-keeper.js";
 
+/** Most records a query word may be held by and still be looked up for candidates (see selectiveTerms). */
+const WORD_CEILING = 1000;
+
 /**
  * The Store's search: candidates for the core to rank, from the vector
  * index (records it has not caught up with scored straight from SQLite)
@@ -112,15 +115,21 @@ export class Search {
   }
 
   /**
-   * Query words worth a lexical lookup: ranking every document that holds a
-   * common word costs more than it tells (and the vector side finds those
-   * anyway), so only words in at most 1% of documents (at least 1,000) are
-   * kept, rarest first, at most eight. Document frequencies are cached; they
-   * only steer a heuristic, so the cache is dropped every few thousand writes.
+   * Query words worth a lexical lookup: only words held by at most
+   * WORD_CEILING records, rarest first, at most eight. The lane hands over
+   * at most 100 candidates, and a word held by ten times that many cannot
+   * choose among its holders (they tie on it, and ties go by id), while its
+   * posting list costs a search time in proportion to its length: a ceiling
+   * that grew with the store (it was 1% of it) made a search at a million
+   * records read ten times the rows it read at 100,000. The vector side, and
+   * the rarer words of the same query, still find records holding a common
+   * word; the core weighs every query word in every candidate. Document
+   * frequencies are cached; they only steer a heuristic, so the cache is
+   * dropped every few thousand writes.
    */
   private selectiveTerms(tokens: string[]): { t: string; n: number }[] {
     if (tokens.length === 0) return [];
-    const ceiling = Math.max(1000, Math.floor(this.m.attrs.size * 0.01));
+    const ceiling = WORD_CEILING;
     const df = this.documentFrequencies(tokens);
     return tokens
       .map((t) => ({ t, n: df.get(t) ?? 0 }))
