@@ -1,5 +1,5 @@
 import { connectNodeHandler, maxRequestBytesFromEnv } from "./connect/index.js";
-import { ANONYMOUS, createCore, limitsFromEnv, SUMMARY_QUEUE_OUTCOMES, SummaryQueue, type Core, type CoreDeps, type Logger } from "./core/index.js";
+import { ANONYMOUS, createCore, limitsFromEnv, NO_SUMMARY_QUEUE, SummaryQueue, type Core, type CoreDeps, type Logger } from "./core/index.js";
 import { consoleSignInFromEnv, loadAuthenticator, protectedResourceFromEnv, stdioSubject, type Authenticator } from "./auth/index.js";
 import { checkEmbedderIdentity, embedderFromEnv, identityKey, summaryConfigFromEnv, type Embedder, type SummaryConfig } from "./embed/index.js";
 import { allowedOriginsFromEnv, requestTimeoutFromEnv, startServer, type Handler, type RunningServer } from "./server.js";
@@ -92,9 +92,6 @@ export async function openEngram(opts: { env?: NodeJS.ProcessEnv; log?: Logger; 
     },
   };
 }
-
-/** What /metrics reports of a summary queue where none runs: nothing waiting, every outcome at 0. */
-const NO_SUMMARY_QUEUE = { length: 0, outcomes: Object.fromEntries(SUMMARY_QUEUE_OUTCOMES.map((o) => [o, 0])) };
 
 /**
  * The on-write summary queue, when ENGRAM_SUMMARY_MODEL names a model and

@@ -210,6 +210,7 @@ describe("auto summaries on write", { timeout: 120_000 }, () => {
       expect(await summarized(server, id)).toMatchObject({ summary: fakeSummary(content), summary_source: "auto", summary_model: MODEL });
     }
     expect(chat.requests.slice(before).map((r) => r.content).sort()).toEqual(["scheduled on write", "stored on write", "superseding on write"]);
+    expect(await metricLines(server)).toContain('engram_summary_queue_total{outcome="summarized"} 3');
   });
 
   it("with the summarizer holding its answers, a full queue drops the newest records with a warning, and every write still succeeds at once", async () => {

@@ -34,7 +34,7 @@ export type { ArgKind } from "./arg-kinds.js";
 export { rejectUnknownArguments } from "./unknown-arguments.js";
 export { recallRow } from "./view.js";
 export { DISCOVERY_KINDS, DISCOVERY_PREFIX } from "./store-discovery.js";
-export { SummaryQueue, SUMMARY_QUEUE_OUTCOMES } from "./summary-queue.js";
+export { NO_SUMMARY_QUEUE, SummaryQueue, SUMMARY_QUEUE_OUTCOMES } from "./summary-queue.js";
 export type { SummaryQueueOptions, SummaryQueueOutcome } from "./summary-queue.js";
 export { autoSummarize, wantsAutoSummary, fitSummary } from "./auto-summary.js";
 export { AUTO_SUMMARY_OUTCOMES } from "./auto-summary.js";

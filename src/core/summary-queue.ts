@@ -14,6 +14,14 @@ export type SummaryQueueOptions = {
 export const SUMMARY_QUEUE_OUTCOMES = [...AUTO_SUMMARY_OUTCOMES, "failed", "dropped"] as const;
 export type SummaryQueueOutcome = (typeof SUMMARY_QUEUE_OUTCOMES)[number];
 
+const noOutcomes = () => Object.fromEntries(SUMMARY_QUEUE_OUTCOMES.map((o) => [o, 0])) as Record<SummaryQueueOutcome, number>;
+
+/** What a server without the queue reports of it (for /metrics): nothing waiting, every outcome at 0. */
+export const NO_SUMMARY_QUEUE: { readonly length: number; readonly outcomes: Readonly<Record<SummaryQueueOutcome, number>> } = Object.freeze({
+  length: 0,
+  outcomes: Object.freeze(noOutcomes()),
+});
+
 /**
  * The on-write auto-summary queue (ENGRAM_SUMMARY_ON_WRITE): a record a
  * store, schedule or supersede just created is offered here after its write
@@ -31,7 +39,7 @@ export class SummaryQueue {
   private closed = false;
   private readonly abort = new AbortController();
   private readonly loops: Promise<void>[];
-  readonly #outcomes = Object.fromEntries(SUMMARY_QUEUE_OUTCOMES.map((o) => [o, 0])) as Record<SummaryQueueOutcome, number>;
+  readonly #outcomes = noOutcomes();
 
   constructor(
     private readonly deps: CoreDeps,
