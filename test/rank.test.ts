@@ -7,6 +7,8 @@ import { syntheticRecord } from "./helpers/synthetic-record.js";
 
 const at = (i: number, scope: string, score: number): ScoredRecord => ({ record: deepFreeze(syntheticRecord(i, { scope })), score });
 
+const said = (i: number, content: string, score: number): ScoredRecord => ({ record: deepFreeze(syntheticRecord(i, { scope: "s", content })), score });
+
 const hit = (i: number, content: string, score: number, extra: { summary?: string; tags?: string[] } = {}): ScoredRecord => ({
   record: deepFreeze(syntheticRecord(i, { content, ...extra })),
   score,
@@ -64,6 +66,23 @@ describe("the ranking", () => {
     for (let i = 1; i < lifted.length; i++) expect(lifted[i - 1]!.score).toBeGreaterThanOrEqual(lifted[i]!.score);
   });
 
+  it("lifts the record stored after a question twice as much as its other neighbour would, and lowers the question itself by 0.2", () => {
+    // 1 asks and 3 states, both matching best; 2 (the answer to 1) and 4 (stored after 3) are weak alike. The floor is 9's 0.
+    const ranked = [said(1, "How long have you been married? ", 1.5), said(3, "We married in June.", 1.5), said(2, "Five years already!", 0.1), said(4, "Yes.", 0.1), said(9, "unrelated", 0)];
+    const lifted = withContext(ranked, 5, 5);
+    const score = new Map(lifted.map((h) => [h.record.id, h.score]));
+    expect(score.get(syntheticRecord(1).id)).toBeCloseTo(1.5 - 0.2 + 0.4 * 0.1, 10);
+    expect(score.get(syntheticRecord(2).id)).toBeCloseTo(0.1 + 0.8 * 1.5, 10);
+    expect(score.get(syntheticRecord(4).id)).toBeCloseTo(0.1 + 0.4 * 1.5, 10);
+    expect(lifted.map((h) => h.record.id)).toEqual([3, 1, 2, 4, 9].map((i) => syntheticRecord(i).id));
+  });
+
+  it("takes any script's closing question mark as a question, and nothing else", () => {
+    const lifted = withContext([said(1, "ça va\uFF1F\n", 1), said(2, "Really?!", 1), said(3, "¿Qué", 1), said(4, "لماذا\u061F", 1)], 4, 4);
+    const score = new Map(lifted.map((h) => [h.record.id, h.score]));
+    expect([1, 2, 3, 4].map((i) => score.get(syntheticRecord(i).id)! < 1)).toEqual([true, false, false, true]);
+  });
+
   it("lets a candidate below the lifters neither lift nor stand between two neighbours, so a lane's tie cannot move the order", () => {
     // 2, stored between 1 and 3, is the weakest: with two lifters, 3's neighbour is 1 and the floor is 3's own score.
     const ranked = [at(1, "s", 1.5), at(3, "s", 0.5), at(9, "o", 0.45), at(2, "s", 0)];
@@ -77,5 +96,13 @@ describe("the ranking", () => {
     // Without 2 among the candidates, 1 and 3 rank exactly as they did.
     const without = withContext(ranked.filter((h) => h.record.id !== syntheticRecord(2).id), 2, 3);
     expect(without.map((h) => h.score)).toEqual(lifted.slice(0, 3).map((h) => h.score));
+  });
+
+  it("still lifts the answer twice when a candidate below the lifters was stored between it and the question", () => {
+    const ranked = [said(1, "Which package manager?", 1.5), said(3, "pnpm, always.", 0.5), said(2, "brb", 0)];
+    const score = new Map(withContext(ranked, 2, 3).map((h) => [h.record.id, h.score]));
+    expect(score.get(syntheticRecord(3).id)).toBeCloseTo(0.5 + 0.8 * 1.0, 10);
+    // 2 is not a lifter, so it gains from the question as well but does not stand in the way.
+    expect(score.get(syntheticRecord(2).id)).toBeCloseTo(0 + 0.8 * 1.0, 10);
   });
 });

@@ -1,4 +1,4 @@
-import type { ScoredRecord } from "../model/record.js";
+import type { MemoryRecord, ScoredRecord } from "../model/record.js";
 import { byScore, RANKING } from "./rank.js";
 
 /** Storage order: by scope, then by when the record was stored, ties by id. */
@@ -10,12 +10,26 @@ function byStorage(x: ScoredRecord, y: ScoredRecord): number {
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
+/** Question marks that end a question in the scripts that use one at its end. */
+const QUESTION_MARKS = new Set(["?", "\uFF1F", "\u061F"]);
+
+/** Whether the record's content ends with a question mark (trailing white space aside). */
+export function asksAQuestion(record: MemoryRecord): boolean {
+  const text = record.content;
+  let end = text.length - 1;
+  while (end >= 0 && /\s/.test(text[end]!)) end--;
+  return end >= 0 && QUESTION_MARKS.has(text[end]!);
+}
+
 /**
  * The last pass. Records an agent stores one after another in one scope are
  * usually about the same thing (one session's notes, one conversation's
  * turns), and a question about that thing often needs the record beside the
  * one that matched. So each candidate is lifted by 0.4 times how far the
- * better of its storage neighbours stands above the floor.
+ * better of its storage neighbours stands above the floor; 0.8 times when
+ * the neighbour before it asks a question, since the record after a
+ * question is most often its answer. A record that asks holds no answer
+ * itself, so it loses 0.2.
  *
  * The neighbours are the lifters stored nearest before and after it in its
  * scope, the lifters being the best `lifters` candidates (the same number
@@ -25,31 +39,42 @@ function byStorage(x: ScoredRecord, y: ScoredRecord): number {
  * are looked at, so the lift needs no read and both stores lift alike.
  *
  * The result is best first, ties by id, k kept. The score returned is the
- * one the order follows, in [-1, 3.06] (cosine in [-1, 1], lexical parts up
- * to 0.9, the lift up to 0.4 of the candidates' spread), and is comparable
- * within one answer only.
+ * one the order follows, in [-1.2, 4.22] (cosine in [-1, 1], lexical parts
+ * up to 0.9, less 0.2 for a question, the lift up to 0.8 of the
+ * candidates' spread), and is comparable within one answer only.
  */
 export function withContext(ranked: readonly ScoredRecord[], lifters: number, k: number): ScoredRecord[] {
-  if (ranked.length < 2) return ranked.slice(0, k);
+  if (ranked.length < 2) return ranked.slice(0, k).map(asked);
   const lifting = new Set(ranked.slice(0, lifters));
   const floor = ranked[Math.min(lifters, ranked.length) - 1]!.score;
   const stored = ranked.slice().sort(byStorage);
-  const best = new Map<ScoredRecord, number>();
+  const lift = new Map<ScoredRecord, number>();
   // One sweep each way: the nearest lifter seen so far in the same scope.
-  for (const order of [stored, stored.slice().reverse()]) {
+  for (const [order, before] of [
+    [stored, true],
+    [stored.slice().reverse(), false],
+  ] as const) {
     let scope: string | undefined;
-    let last: number | undefined;
+    let last: { by: number } | undefined;
     for (const h of order) {
       if (h.record.scope !== scope) {
         scope = h.record.scope;
         last = undefined;
       }
-      if (last !== undefined) best.set(h, Math.max(best.get(h) ?? floor, last));
-      if (lifting.has(h)) last = h.score;
+      if (last !== undefined) lift.set(h, Math.max(lift.get(h) ?? 0, last.by));
+      if (lifting.has(h)) {
+        const weight = before && asksAQuestion(h.record) ? RANKING.context + RANKING.answer : RANKING.context;
+        last = { by: weight * Math.max(0, h.score - floor) };
+      }
     }
   }
   return ranked
-    .map((h) => ({ record: h.record, score: h.score + RANKING.context * Math.max(0, (best.get(h) ?? floor) - floor) }))
+    .map((h) => ({ record: h.record, score: asked(h).score + (lift.get(h) ?? 0) }))
     .sort(byScore)
     .slice(0, k);
+}
+
+/** The hit less what a question loses. */
+function asked(h: ScoredRecord): ScoredRecord {
+  return asksAQuestion(h.record) ? { record: h.record, score: h.score - RANKING.asking } : h;
 }

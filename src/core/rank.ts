@@ -34,6 +34,13 @@ export const RANKING = Object.freeze({
    * after it in its scope) stands above the weakest of those best.
    */
   context: 0.4,
+  /**
+   * Added to that weight when the neighbour stored before a candidate asks
+   * a question: the record after a question is most often its answer.
+   */
+  answer: 0.4,
+  /** Taken from a record that asks a question: it holds no answer itself. */
+  asking: 0.2,
 });
 
 /** Candidates fetched per lane before ranking: four times k, at least 32, at most 100 (never below k). */
