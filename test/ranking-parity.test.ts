@@ -40,7 +40,8 @@ function fixture(): { records: { content: string; summary: string; tags: string[
   const word = () => WORDS[Math.floor(WORDS.length * rnd() ** 2)]!;
   const records = Array.from({ length: 200 }, (_, i) => {
     const n = 4 + Math.floor(rnd() * 20);
-    const content = `note ${i}: ${Array.from({ length: n }, word).join(" ")}`;
+    // Every fifth note asks a question, so the question's lift and loss are compared too.
+    const content = `note ${i}: ${Array.from({ length: n }, word).join(" ")}${i % 5 === 0 ? "?" : ""}`;
     return { content, summary: i % 4 === 0 ? `${word()} ${word()}` : "", tags: i % 3 === 0 ? [word()] : [] };
   });
   const queries = Array.from({ length: 30 }, () => Array.from({ length: 2 + Math.floor(rnd() * 4) }, word).join(" "));
