@@ -2,6 +2,7 @@ import { Client as McpClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SUMMARY_QUEUE_OUTCOMES } from "../src/core/index.js";
 import { startTestServer, type TestServer } from "./helpers/engram-server.js";
 
 const TOKEN = "metrics-test-token-7f3a";
@@ -80,7 +81,7 @@ describe("GET /metrics and the access log", () => {
     expect(lines).toContain("engram_embed_queue_depth 0");
     // No summary queue runs here; its series are there all the same, at 0.
     expect(lines).toContain("engram_summary_queue_depth 0");
-    expect(lines).toContain('engram_summary_queue_total{outcome="dropped"} 0');
+    for (const outcome of SUMMARY_QUEUE_OUTCOMES) expect(lines).toContain(`engram_summary_queue_total{outcome="${outcome}"} 0`);
     for (const part of ["store", "index", "embedder"]) expect(text).toMatch(new RegExp(`^engram_ready\\{part="${part}"\\} [01]$`, "m"));
   });
 
