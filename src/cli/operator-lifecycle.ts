@@ -1,5 +1,5 @@
 import { Option, type Command } from "commander";
-import { argError, EXIT } from "../argerror/index.js";
+import { argError, EXIT, ruleError } from "../argerror/index.js";
 import { parseDurationMs } from "./duration.js";
 import { CliFailure, usageError } from "./failure.js";
 import { Deadline, failure, SCOPE_ALL_SCOPES_EXCLUSIVE, SweepTimeoutError } from "./operator-common.js";
@@ -18,22 +18,42 @@ export function addOlderThanFlag(cmd: Command, description: string): Command {
 }
 
 /**
+ * The longest window, 1000 years: past any retention, and short enough that
+ * now minus it stays a date the reports print in RFC 3339. It is checked up
+ * front because past JavaScript's date range the cutoff cannot be computed,
+ * and that would surface only once the store is open.
+ */
+export const MAX_OLDER_THAN_HOURS = 8_760_000;
+
+/** Refuses a window past MAX_OLDER_THAN_HOURS, before the store is opened. */
+export function checkOlderThanCap(ms: number): void {
+  if (ms > MAX_OLDER_THAN_HOURS * 3_600_000) throw usageError(`--older-than must be at most ${MAX_OLDER_THAN_HOURS}h (1000 years), or 0`);
+}
+
+/**
  * Whole seconds, rounded down; undefined when the flag was not given. `0`
- * (or any zero duration) is accepted; a negative or malformed one is exit 2.
+ * (or any zero duration) is accepted; a negative, malformed or too long one is exit 2.
  */
 export function parseOlderThan(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   if (/^\s*0\s*$/.test(text)) return 0;
   const ms = parseDurationMs(text);
-  if (ms === undefined || ms < 0 || !Number.isFinite(ms)) throw usageError("--older-than must be a duration such as 90s, 30m or 2160h (90 days), or 0");
+  if (ms === undefined || ms < 0) throw usageError("--older-than must be a duration such as 90s, 30m or 2160h (90 days), or 0");
+  checkOlderThanCap(ms);
   return Math.floor(ms / 1000);
 }
 
-/** `--scope` or `--all-scopes` when either is optional: undefined scope means every scope; `chosen` says whether one was named. */
+/**
+ * `--scope` or `--all-scopes` when either is optional: undefined scope means
+ * every scope; `chosen` says whether one was named. An empty `--scope` names
+ * no scope, so it is refused as `spine-review scan` refuses it rather than
+ * taken for a choice.
+ */
 export function scopeChoice(o: { scope?: string; allScopes?: boolean }): { scope?: string; chosen: boolean } {
   if (o.allScopes && o.scope !== undefined) {
     throw usageError(argError(["scope", "all-scopes"], "mutually_exclusive", SCOPE_ALL_SCOPES_EXCLUSIVE).message);
   }
+  if (o.scope === "") throw usageError(ruleError("sweep-scope-or-all-scopes-required").message);
   if (o.allScopes) return { chosen: true };
   if (o.scope !== undefined) return { scope: o.scope, chosen: true };
   return { chosen: false };

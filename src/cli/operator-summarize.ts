@@ -6,6 +6,7 @@ import { parseDurationMs } from "./duration.js";
 import { usageError } from "./failure.js";
 import { parseUint } from "./list-values.js";
 import { addOutputFlag, addScopeFlags, Deadline, failure, outputMode, parseSweepTimeout, writeDocument } from "./operator-common.js";
+import { checkOlderThanCap } from "./operator-lifecycle.js";
 import { ProgressReporter, progressMode } from "./operator-progress.js";
 import { sweepScope } from "./operator-spine-review.js";
 import { withServingStore } from "./operator-store.js";
@@ -32,6 +33,7 @@ function olderThanMs(text: string | undefined): number {
   if (text === undefined || /^\s*0\s*$/.test(text)) return 0;
   const ms = parseDurationMs(text);
   if (ms === undefined || ms < 0) throw usageError("--older-than must be a duration such as 10m, 1h or 24h, or 0");
+  checkOlderThanCap(ms);
   return Math.ceil(ms);
 }
 

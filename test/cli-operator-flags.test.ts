@@ -1,0 +1,48 @@
+/**
+ * Flag refusals the operator sweeps share, run as the real binary against a
+ * data directory that holds no store: a refusal that came after the store
+ * was opened would read "no engram store in …" instead of the text asserted.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { EXIT, ruleError } from "../src/argerror/index.js";
+import { runEngram } from "./helpers/run-engram.js";
+
+const parent = mkdtempSync(join(tmpdir(), "engram-operator-flags-"));
+const nowhere = { ENGRAM_DATA_DIR: join(parent, "none") };
+
+afterAll(() => rmSync(parent, { recursive: true, force: true }));
+
+const HUGE = "99999999999999h";
+
+describe("operator sweep flags", { timeout: 60_000 }, () => {
+  it.concurrent.for([
+    ["prune-expired", "--apply", "--older-than", HUGE],
+    ["spine-review", "purge", "--all-scopes", "--apply", "--older-than", HUGE],
+    ["spine-review", "purge", "--class", "archived", "--apply", "--older-than", HUGE],
+    ["summarize-missing", "--all-scopes", "--older-than", HUGE],
+  ])("an --older-than longer than 1000 years is exit 2, never echoed: engram %s %s %s", async (args, { expect }) => {
+    const run = await runEngram(args, nowhere);
+    expect({ code: run.code, stdout: run.stdout, stderr: run.stderr }).toEqual({
+      code: EXIT.usage,
+      stdout: "",
+      stderr: "engram: --older-than must be at most 8760000h (1000 years), or 0\n",
+    });
+  });
+
+  it.concurrent.for([
+    ["spine-review", "scan", "--scope", ""],
+    ["spine-review", "consolidate", "--scope", ""],
+    ["spine-review", "purge", "--class", "archived", "--scope", ""],
+    ["summarize-missing", "--scope", ""],
+  ])("an empty --scope names no scope and is exit 2 with the sweep envelope: engram %s %s", async (args, { expect }) => {
+    const run = await runEngram(args, nowhere);
+    expect({ code: run.code, stdout: run.stdout, stderr: run.stderr }).toEqual({
+      code: EXIT.usage,
+      stdout: "",
+      stderr: `${ruleError("sweep-scope-or-all-scopes-required").message}\n`,
+    });
+  });
+});
