@@ -244,7 +244,7 @@ describe.concurrent.each(BACKENDS)("lifecycle sweeps on $name", { timeout: 120_0
     expect({ code: pruned.code, stdout: pruned.stdout, stderr: pruned.stderr }).toEqual({
       code: EXIT.timeout,
       stdout: "",
-      stderr: `engram: --timeout 1ms ran out after ${DELETE_BATCH} record(s) were deleted in committed batches, and stay deleted; run \`engram prune-expired --apply\` again to continue\n`,
+      stderr: `engram: --timeout ran out after ${DELETE_BATCH} record(s) were deleted in committed batches, and stay deleted; run \`engram prune-expired --apply\` again to continue\n`,
     });
     expect(s.ids()).toHaveLength(total - DELETE_BATCH);
     expect(json<PruneReport>(await runEngram(["prune-expired", "--apply", "--output", "json"], s.env))).toMatchObject({ found: 10, deleted: 10 });
@@ -253,7 +253,7 @@ describe.concurrent.each(BACKENDS)("lifecycle sweeps on $name", { timeout: 120_0
     expect({ code: purged.code, stdout: purged.stdout, stderr: purged.stderr }).toEqual({
       code: EXIT.timeout,
       stdout: "",
-      stderr: `engram: --timeout 1ms ran out after ${DELETE_BATCH} record(s) were deleted in committed batches, and stay deleted; run \`engram spine-review purge --apply …\` again to continue\n`,
+      stderr: `engram: --timeout ran out after ${DELETE_BATCH} record(s) were deleted in committed batches, and stay deleted; run \`engram spine-review purge --apply …\` again to continue\n`,
     });
     expect(json<PurgeReport>(await runEngram(["spine-review", "purge", "--class", "archived", "--apply", "--output", "json"], s.env))).toMatchObject({ eligible: 10, deleted: 10 });
     expect(s.ids()).toEqual([id(1)]);

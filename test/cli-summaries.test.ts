@@ -130,6 +130,19 @@ describe("engram summarize-missing", { timeout: 120_000 }, () => {
     expect(chat.requests.length).toBe(before + 3);
   });
 
+  it("a --timeout that runs out before the last record exits 6 with the report on stdout, and says how many summaries stay written without repeating the value", async () => {
+    const records = Array.from({ length: 20 }, (_, i) => syntheticRecord(40 + i, { scope: "repo:t" }));
+    const env = { ...(await seededStore(records)), ...chatEnv() };
+
+    const run = await runEngram(["summarize-missing", "--scope", "repo:t", "--timeout", "1ns", "--output", "json"], env);
+
+    expect(run.code).toBe(EXIT.timeout);
+    const report = JSON.parse(run.stdout) as SummarizeReport;
+    expect(report.missing).toBe(20);
+    expect(report.summarized).toBeLessThan(20);
+    expect(run.stderr).toBe(`engram: --timeout ran out after ${report.summarized} summary(ies); they stay written; run \`engram summarize-missing\` again to continue\n`);
+  });
+
   it("when every summary fails it exits 5 with the report on stdout, naming the endpoint and status but never the content or the provider's words", async () => {
     const env = { ...(await seededStore([syntheticRecord(11, { scope: "repo:f" })])), ...chatEnv() };
     chat.mode = "fail";

@@ -58,7 +58,7 @@ async function runConsolidate(o: ConsolidateFlags): Promise<void> {
     try {
       return await consolidate(store, { scope, topK, minScore, now: Math.floor(Date.now() / 1000), onProgress: hooks.onProgress });
     } catch (err) {
-      if (err instanceof SweepTimeoutError) throw sweepTimedOut(o.timeout ?? "", `comparing ${hooks.done()} record(s); nothing was written`, "engram spine-review consolidate");
+      if (err instanceof SweepTimeoutError) throw sweepTimedOut(`comparing ${hooks.done()} record(s); nothing was written`, "engram spine-review consolidate");
       throw err;
     } finally {
       hooks.reporter.finish();

@@ -80,7 +80,7 @@ export function loopHooks(verb: string, mode: ProgressMode, timeoutMs: number) {
   };
 }
 
-/** Exit 6 after --timeout ran out: what stays done, and what to run to go on. */
-export function sweepTimedOut(timeout: string, what: string, rerun: string): CliFailure {
-  return failure(EXIT.timeout, `--timeout ${timeout} ran out after ${what}; run \`${rerun}\` again to continue`);
+/** Exit 6 after --timeout ran out: what stays done, and what to run to go on (the value typed is not repeated). */
+export function sweepTimedOut(what: string, rerun: string): CliFailure {
+  return failure(EXIT.timeout, `--timeout ran out after ${what}; run \`${rerun}\` again to continue`);
 }

@@ -43,7 +43,7 @@ async function runPrune(o: PruneFlags): Promise<void> {
         return await pruneExpired(store, { olderThanS, apply, now: Math.floor(Date.now() / 1000), onProgress: hooks.onProgress });
       } catch (err) {
         if (err instanceof SweepTimeoutError) {
-          throw sweepTimedOut(o.timeout ?? "", `${hooks.done()} record(s) were deleted in committed batches, and stay deleted`, "engram prune-expired --apply");
+          throw sweepTimedOut(`${hooks.done()} record(s) were deleted in committed batches, and stay deleted`, "engram prune-expired --apply");
         }
         throw err;
       } finally {

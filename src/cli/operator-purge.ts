@@ -105,7 +105,7 @@ async function runPurge(o: PurgeFlags): Promise<void> {
         });
       } catch (err) {
         if (err instanceof SweepTimeoutError) {
-          throw sweepTimedOut(o.timeout ?? "", `${hooks.done()} record(s) were deleted in committed batches, and stay deleted`, "engram spine-review purge --apply …");
+          throw sweepTimedOut(`${hooks.done()} record(s) were deleted in committed batches, and stay deleted`, "engram spine-review purge --apply …");
         }
         throw err;
       } finally {

@@ -104,7 +104,8 @@ async function runRemap(o: RemapFlags, from: OwnerSource, to: string, rerun: str
         onProgress: (p) => {
           last = p;
           reporter.update(p.done, p.backlog);
-          if (deadline.expired()) throw new SweepTimeoutError("remapped");
+          // As in the other sweeps, a budget that runs out with nothing left stopped nothing: the run reports as done.
+          if (p.left > 0 && deadline.expired()) throw new SweepTimeoutError("remapped");
         },
       });
     } catch (err) {
@@ -112,7 +113,7 @@ async function runRemap(o: RemapFlags, from: OwnerSource, to: string, rerun: str
       if (err instanceof SweepTimeoutError) {
         throw failure(
           EXIT.timeout,
-          `--timeout ${o.timeout ?? DEFAULT_SWEEP_TIMEOUT} ran out after ${last?.pass ?? 0} pass(es); the ${last?.done ?? 0} record(s) moved stay moved; run \`${rerun}\` again to continue`,
+          `--timeout ran out after ${last?.pass ?? 0} pass(es); the ${last?.done ?? 0} record(s) moved stay moved; run \`${rerun}\` again to continue`,
         );
       }
       throw err;

@@ -86,7 +86,7 @@ async function runSummarize(o: SummarizeFlags): Promise<void> {
   });
   writeDocument(output, report, () => summarizeText(report));
   if (deadline.expired() && !dryRun && report.summarized + report.skipped + report.failed < report.missing) {
-    throw failure(EXIT.timeout, `--timeout ${o.timeout ?? DEFAULT_TIMEOUT} ran out after ${report.summarized} summary(ies); they stay written; run \`engram summarize-missing\` again to continue`);
+    throw failure(EXIT.timeout, `--timeout ran out after ${report.summarized} summary(ies); they stay written; run \`engram summarize-missing\` again to continue`);
   }
   // Every summary asked for failed: the summarizer is the problem, as an unreachable store would be.
   if (report.failed > 0 && report.summarized === 0 && report.skipped === 0) {

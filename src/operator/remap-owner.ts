@@ -17,7 +17,8 @@ export type RemapReport = {
   backlog: number;
 };
 
-export type RemapProgress = { pass: number; done: number; backlog: number };
+/** After a pass: `backlog` is what it started from, `left` what it did not move (0: it moved the last one it knew of). */
+export type RemapProgress = { pass: number; done: number; backlog: number; left: number };
 
 export class RemapStalledError extends Error {
   override readonly name = "RemapStalledError";
@@ -63,12 +64,14 @@ export async function remapOwner(
       );
     }
     previous = remaining;
+    let moved = 0;
     for (const rec of records) {
       const outcome = await moveOne(store, rec, opts.to);
-      if (outcome === "ok") report.remapped++;
+      if (outcome === "ok") moved++;
       else if (outcome === "failed") report.failed++;
     }
-    opts.onProgress?.({ pass: report.passes, done: report.remapped, backlog: remaining });
+    report.remapped += moved;
+    opts.onProgress?.({ pass: report.passes, done: report.remapped, backlog: remaining, left: remaining - moved });
   }
   return report;
 }
