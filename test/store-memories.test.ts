@@ -99,6 +99,36 @@ describe("StoreMemories over Connect", () => {
     expect(await countIn(scope)).toBe(2);
   });
 
+  it("refuses a record whose JSON does not decode in StoreMemory's words for it alone, and stores the rest of the batch", async () => {
+    const scope = "project:batch-json";
+    const post = async (method: string, body: unknown) => {
+      const r = await fetch(`${srv.url}/engram.v1.EngramService/${method}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      return { status: r.status, body: (await r.json()) as { code?: string; message?: string; results?: { id?: string; error?: { code: string; message: string } }[] } };
+    };
+    const good = { content: "decodes", scope, source: "user-said", category: "decision" };
+    const misspelt = { ...good, content: "misspelt key", tag: "marker-value-1" };
+    const wrongType = { ...good, content: "wrong type", tags: "marker-value-2" };
+    const badCitation = { ...good, content: "bad citation", citations: [{ kind: "file", ref: "a.ts", line: "marker-value-3" }] };
+    const res = await post("StoreMemories", { memories: [good, misspelt, wrongType, badCitation, { ...good, content: "decodes too" }] });
+
+    expect(res.status).toBe(200);
+    const results = res.body.results!;
+    expect(results.map((r) => (r.error ? "refused" : "stored"))).toEqual(["stored", "refused", "refused", "refused", "stored"]);
+    for (const [i, bad] of [[1, misspelt], [2, wrongType], [3, badCitation]] as const) {
+      const alone = await post("StoreMemory", bad);
+      expect(results[i]!.error).toEqual({ code: alone.body.code, message: alone.body.message });
+    }
+    expect(results[1]!.error!.message).toBe("field=tag hint=not_applicable: tag is not an argument of StoreMemory");
+    expect(results[2]!.error).toEqual({ code: "invalid_argument", message: "field=tags hint=format: tags must be a list of strings" });
+    expect(JSON.stringify(res.body)).not.toMatch(/marker-value/);
+    expect(await countIn(scope)).toBe(2);
+
+    // With stop_at_first_error, the undecodable record is where the batch ends.
+    const stopped = await post("StoreMemories", { memories: [{ ...good, content: "before" }, misspelt, { ...good, content: "after" }], stopAtFirstError: true });
+    expect(stopped.body.results!.map((r) => (r.error ? r.error.message : "stored"))).toEqual(["stored", results[1]!.error!.message]);
+    expect(await countIn(scope)).toBe(3);
+  });
+
   it("replays a keyed batch record by record, and refuses a key reused with other content in StoreMemory's words", async () => {
     const scope = "project:batch-keys";
     const keyed = (n: number) => ({ content: `keyed record ${n}`, scope, source: "agent-inferred", category: "gotcha", idempotencyKey: `k${n}` });
@@ -189,7 +219,16 @@ describe("store_memories over MCP", () => {
     const first = await storeMemoriesTool(batch);
     const again = await storeMemoriesTool(batch);
     expect(again.rows).toEqual(first.rows);
+    expect(again.text).toBe("stored 2 of 2");
     expect(await countIn(scope)).toBe(2);
+  });
+
+  it("counts the records sent in its summary, also when stop_at_first_error ends the results early", async () => {
+    const scope = "project:batch-mcp-stop";
+    const r = await storeMemoriesTool({ memories: [memory({ scope }), memory({ scope, content: undefined }), memory({ scope, content: "never written" })], stop_at_first_error: true });
+    expect(r.rows).toHaveLength(2);
+    expect(r.text).toBe("stored 1 of 3");
+    expect(await countIn(scope)).toBe(1);
   });
 });
 
@@ -218,6 +257,18 @@ describe("engram store --from-file", () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toBe("engram: line 2: field=source hint=required: source is required; nothing from this line on was written (1 record(s) stored before it)\n");
     expect(await countIn(scope)).toBe(1);
+  });
+
+  it("names the line a request too large for the server was refused at, with nothing from it on written", async () => {
+    const scope = "project:from-file-huge";
+    const file = join(tmp, "huge.jsonl");
+    const huge = memory({ scope, content: "x".repeat(4_300_000) });
+    writeFileSync(file, [line(memory({ scope, content: "one" })), line(memory({ scope, content: "two" })), line(huge), line(memory({ scope, content: "never" }))].join("\n"));
+    const run = await runEngram(["store", "--from-file", file], env());
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toMatch(/^engram: line 3: field=request hint=too_long: request too large: \d+ bytes \(max 4194304\); nothing from this line on was written \(2 record\(s\) stored before it\)\n$/);
+    expect(await countIn(scope)).toBe(2);
   });
 
   it("stops at a line that is not a record, naming it with the envelope an agent would get", async () => {

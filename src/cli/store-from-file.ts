@@ -2,7 +2,7 @@ import { createReadStream, statSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { create } from "@bufbuild/protobuf";
 import type { Code } from "@connectrpc/connect";
-import { CONNECT_CODE_NAME, EXIT, exitForConnectCode, type ExitCode } from "../argerror/index.js";
+import { CONNECT_CODE_NAME, EXIT, exitForConnectCode, isServerText, type ExitCode } from "../argerror/index.js";
 import { checkArgKinds } from "../core/arg-kinds.js";
 import { DEFAULT_LIMITS, rejectUnknownArguments, type ArgsOf } from "../core/index.js";
 import { STORE_KINDS } from "../core/store-kinds.js";
@@ -109,7 +109,12 @@ export async function storeFromFile(file: string, settings: ClientSettings): Pro
     pending = [];
     bytes = 0;
     const req = create(StoreMemoriesRequestSchema, { memories: batch.map((p) => p.request), stopAtFirstError: true });
-    const res = await callEngram(settings, (c, opts) => c.storeMemories(req, opts));
+    const res = await callEngram(settings, (c, opts) => c.storeMemories(req, opts)).catch((err: unknown) => {
+      // Refused as a whole before any record was read (a line too large for
+      // one request): the batch's first line is where nothing was written from.
+      if (err instanceof CliFailure && err.exitCode === EXIT.usage && isServerText(err.line)) throw new LineRefused(batch[0]!.line, err.line, err.exitCode);
+      throw err;
+    });
     for (const [i, r] of res.results.entries()) {
       if (r.error) {
         const code = CODE_OF_NAME.get(r.error.code);

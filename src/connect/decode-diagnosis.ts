@@ -17,7 +17,11 @@ import {
 } from "@bufbuild/protobuf";
 import { BinaryReader } from "@bufbuild/protobuf/wire";
 import { ArgError, fieldNotDecodable, requestNotDecodable, UINT64_MAX, uint64Exceeded } from "../argerror/index.js";
+import { RECORDS_APART } from "./records-apart.js";
 import { rejectUnknownJsonFields } from "./unknown-fields.js";
+
+/** The bytes the library decodes next, and the list entries refused apart (records-apart.ts), if any. */
+export type Checked = { bytes: Uint8Array; refusedRecords?: ReadonlyMap<number, ArgError> };
 
 /**
  * The library's own decode reads the body again with its default options,
@@ -120,18 +124,21 @@ function keysPastUint64(desc: DescMessage, json: JsonObject): { key: string; fie
  * below it, refuses it exactly as it refuses the same number from MCP. The
  * value itself goes no further than this function.
  */
-export function checkJson(desc: DescMessage, bytes: Uint8Array, operation: string): Uint8Array {
+export function checkJson(desc: DescMessage, bytes: Uint8Array, operation: string): Checked {
   let json: JsonValue;
   try {
     json = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes)) as JsonValue;
   } catch {
     throw requestNotDecodable(desc.typeName);
   }
+  const apart = refuseRecordsApart(desc, json);
+  if (apart !== undefined) json = apart.json;
+  const refusedRecords = apart?.refused;
   // Before the types, as MCP checks argument names before the core checks values.
   rejectUnknownJsonFields(desc, json, operation);
   try {
     fromJson(desc, json, JSON_READ_OPTIONS);
-    return bytes;
+    return { bytes: apart === undefined ? bytes : new TextEncoder().encode(JSON.stringify(json)), refusedRecords };
   } catch {
     // Diagnosed below.
   }
@@ -148,7 +155,54 @@ export function checkJson(desc: DescMessage, bytes: Uint8Array, operation: strin
   if (uncapped) throw uint64Exceeded(uncapped.field.name);
   const capped: JsonObject = { ...obj };
   for (const p of past) capped[p.key] = UINT64_MAX.toString();
-  return new TextEncoder().encode(JSON.stringify(capped));
+  return { bytes: new TextEncoder().encode(JSON.stringify(capped)), refusedRecords };
+}
+
+function isObject(v: JsonValue | undefined): v is JsonObject {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** Why one JSON object does not decode as `desc`, in the words a call of `operation` with it alone gets; undefined when it does. */
+function jsonRefusal(desc: DescMessage, json: JsonObject, operation: string): ArgError | undefined {
+  try {
+    rejectUnknownJsonFields(desc, json, operation);
+  } catch (err) {
+    if (err instanceof ArgError) return err;
+    throw err;
+  }
+  try {
+    fromJson(desc, json, JSON_READ_OPTIONS);
+    return undefined;
+  } catch {
+    return diagnoseJson(desc, json);
+  }
+}
+
+/**
+ * The body with each entry of its records-apart list that does not decode
+ * replaced by an empty one, and those entries' refusals by index; undefined
+ * when the method has no such list or every entry decodes. An entry that is
+ * not an object is left in place: the list itself is malformed, and the
+ * whole call is refused for it.
+ */
+function refuseRecordsApart(desc: DescMessage, json: JsonValue): { json: JsonObject; refused: Map<number, ArgError> } | undefined {
+  const rule = RECORDS_APART[desc.typeName];
+  if (rule === undefined || !isObject(json)) return undefined;
+  const f = desc.fields.find((x) => x.name === rule.field);
+  if (f?.fieldKind !== "list" || f.listKind !== "message") return undefined;
+  const refused = new Map<number, ArgError>();
+  const out: JsonObject = { ...json };
+  for (const key of new Set([f.name, f.jsonName])) {
+    const list = json[key];
+    if (!Array.isArray(list)) continue;
+    out[key] = list.map((el, i) => {
+      const why = isObject(el) ? jsonRefusal(f.message, el, rule.operation) : undefined;
+      if (why === undefined) return el;
+      refused.set(i, why);
+      return {};
+    });
+  }
+  return refused.size === 0 ? undefined : { json: out, refused };
 }
 
 function diagnoseJson(desc: DescMessage, json: JsonValue): ArgError {
@@ -207,8 +261,8 @@ function diagnoseBinary(desc: DescMessage, bytes: Uint8Array): ArgError {
  * One entry point for both encodings: the bytes the library decodes next
  * (a binary body as it came), or the envelope that says why it cannot.
  */
-export function checkRequest(desc: DescMessage, bytes: Uint8Array, binary: boolean, operation: string): Uint8Array {
+export function checkRequest(desc: DescMessage, bytes: Uint8Array, binary: boolean, operation: string): Checked {
   if (!binary) return checkJson(desc, bytes, operation);
   decodeBinary(desc, bytes);
-  return bytes;
+  return { bytes };
 }

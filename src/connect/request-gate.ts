@@ -25,8 +25,9 @@ import {
   type ArgError,
 } from "../argerror/index.js";
 import type { Logger } from "../core/index.js";
-import { checkRequest } from "./decode-diagnosis.js";
+import { checkRequest, type Checked } from "./decode-diagnosis.js";
 import { noteOutcome } from "./outcome-context.js";
+import { noteRefusedRecords } from "./records-apart.js";
 import { toConnectError } from "./error-mapper.js";
 import { BodyNotDecompressible, BodyTooLarge, firstFrameLength, frame, inflateBounded, readBounded, splitFrames } from "./request-body.js";
 import { csrfRefusal, resolvedSubject, unauthenticated } from "./subject-context.js";
@@ -119,7 +120,7 @@ export function gateHandler(
     const declared = Number(req.header.get("content-length") ?? NaN);
     if (Number.isSafeInteger(declared) && declared > max) return refuse(req, wire, envelope(requestTooLarge(declared, max)));
 
-    let message: Uint8Array;
+    let checked: Checked;
     try {
       if (wire.framed) {
         // Judge the first frame as soon as it is complete: a bad one ends the
@@ -130,7 +131,7 @@ export function gateHandler(
           return need !== undefined && sofar.length >= need;
         });
         const need = firstFrameLength(first.data) ?? first.data.length;
-        message = checkRequest(input, await unframe(first.data.subarray(0, need), encoding, max, input), wire.binary, procedure);
+        checked = checkRequest(input, await unframe(first.data.subarray(0, need), encoding, max, input), wire.binary, procedure);
         // A unary call has exactly one message: anything after it is refused.
         let rest = first.data.subarray(need);
         if (!first.ended) {
@@ -142,7 +143,7 @@ export function gateHandler(
         if (rest.length > 0) throw requestNotDecodable(input.typeName);
       } else {
         const raw = (await readBounded(node, max)).data;
-        message = checkRequest(input, encoding === "identity" ? raw : await inflateBounded(raw, encoding, max), wire.binary, procedure);
+        checked = checkRequest(input, encoding === "identity" ? raw : await inflateBounded(raw, encoding, max), wire.binary, procedure);
       }
     } catch (err) {
       if (err instanceof ConnectError) return refuse(req, wire, err);
@@ -150,6 +151,8 @@ export function gateHandler(
       if (err instanceof BodyNotDecompressible) return refuse(req, wire, envelope(requestNotDecodable(input.typeName)));
       return refuse(req, wire, envelope(err as ArgError));
     }
+    if (checked.refusedRecords !== undefined) noteRefusedRecords(req.contextValues, checked.refusedRecords);
+    const message = checked.bytes;
     const body = wire.framed ? frame(message) : message;
     return inner({ ...req, header: forwardHeaders(req, wire, wire.framed ? undefined : body.length), body: createAsyncIterable([body]) });
   };

@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
-import type { Core, EveryArgOf, Logger, OperationName } from "../core/index.js";
+import { undecodedRecord, type Core, type EveryArgOf, type Logger, type OperationName } from "../core/index.js";
 import type { RelatedEdge as PbRelatedEdge } from "../gen/engram/v1/engram_pb.js";
 import {
   ArchiveMemoryResponseSchema,
@@ -44,6 +44,7 @@ import {
 } from "../gen/engram/v1/engram_pb.js";
 import { citationsArg, count, coverageFields, opt, rfc3339Of, storeArgs, toPbHidden, toPbMemory } from "./convert.js";
 import { getMemoryResponse } from "./get-memory-response.js";
+import { refusedRecords } from "./records-apart.js";
 import { storeMemoriesResponse } from "./store-memories-response.js";
 import { answersInBinary } from "./wire-format.js";
 import type { ArchiveRow, RelatedEdge } from "../core/index.js";
@@ -153,8 +154,12 @@ export function engramServiceImpl(core: Core, log: Logger): ServiceImpl<typeof E
     }),
 
     storeMemories: guard("StoreMemories", async (req, ctx) => {
+      const refused = refusedRecords(ctx.values);
       const outcomes = await core.storeMemories(requireSubject(ctx), {
-        memories: req.memories.map(storeArgs),
+        memories: req.memories.map((m, i) => {
+          const refusal = refused?.get(i);
+          return refusal === undefined ? storeArgs(m) : undecodedRecord(refusal);
+        }),
         stop_at_first_error: req.stopAtFirstError,
       } satisfies EveryArgOf<"storeMemories">);
       return storeMemoriesResponse(outcomes, log);

@@ -12,7 +12,7 @@ export type { Subject } from "../model/subject.js";
 export { ANONYMOUS, ownerSubject } from "../model/subject.js";
 export type { WriteResult } from "./write-record.js";
 export type { StoreOutcome } from "./store-memories.js";
-export { EMBED_CHUNK } from "./store-memories.js";
+export { EMBED_CHUNK, undecodedRecord } from "./store-memories.js";
 export type { SearchResult } from "./search-memories.js";
 export type { ListResult } from "./list-memories.js";
 export type { Coverage } from "./coverage.js";

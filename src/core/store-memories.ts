@@ -30,6 +30,17 @@ function checkRecordBatch(memories: readonly Record<string, unknown>[] | undefin
   return memories;
 }
 
+const UNDECODED = Symbol("undecoded record");
+
+/**
+ * A record its lane could not decode (an unknown key or a wrongly typed
+ * field in Connect's JSON), carrying the refusal StoreMemory gives for it
+ * alone: it keeps its place in the batch, refused in order like any other.
+ */
+export function undecodedRecord(refusal: unknown): Record<string, unknown> {
+  return { [UNDECODED]: refusal };
+}
+
 /**
  * One record as store_memory takes its arguments: a JSON null is "not
  * sent", an argument store_memory does not take is refused, then each
@@ -37,6 +48,7 @@ function checkRecordBatch(memories: readonly Record<string, unknown>[] | undefin
  * fields, so only a lane forwarding caller JSON (MCP) can fail the first two.
  */
 function recordArgs(raw: Record<string, unknown>): StoreArgs {
+  if (UNDECODED in raw) throw (raw as { [UNDECODED]: unknown })[UNDECODED];
   const args = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== null));
   rejectUnknownArguments("store_memory", Object.keys(STORE_KINDS), args);
   return checkArgKinds(STORE_KINDS, args as StoreArgs);

@@ -132,7 +132,8 @@ export const TOOL_HANDLERS = {
     run: async ({ core, subject }, a) => {
       const results = storeRows(await core.storeMemories(subject, a), core.deps.log);
       const stored = results.filter((r) => "id" in r).length;
-      return { text: `stored ${stored} of ${results.length}`, structured: { results } };
+      // Of the records sent: with stop_at_first_error the results end early.
+      return { text: `stored ${stored} of ${a.memories?.length ?? results.length}`, structured: { results } };
     },
   }),
 
