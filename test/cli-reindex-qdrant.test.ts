@@ -158,7 +158,7 @@ describe("engram reindex with ENGRAM_QDRANT_URL", { timeout: 120_000 }, () => {
     expect(stopped.code).toBe(EXIT.timeout);
     expect(stopped.stdout).toBe("");
     expect(stopped.stderr).toBe(
-      "engram: --timeout 1ms ran out; the 1 record(s) re-embedded into the next generation stay there and servers still serve the old one; " +
+      "engram: --timeout ran out; the 1 record(s) re-embedded into the next generation stay there and servers still serve the old one; " +
         "run `engram reindex --apply` again to continue\n",
     );
     expect(fake.state.aliases.get("engram")).toBe("engram-g1");

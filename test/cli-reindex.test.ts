@@ -276,7 +276,7 @@ describe("engram reindex between two embedders", { timeout: 180_000 }, () => {
     expect(stopped.code).toBe(EXIT.timeout);
     expect(stopped.stdout).toBe("");
     expect(stopped.stderr).toBe(
-      "engram: --timeout 1ms ran out; the 1 record(s) re-embedded in committed batches stay done; run `engram reindex --apply` again to continue\n",
+      "engram: --timeout ran out; the 1 record(s) re-embedded in committed batches stay done; run `engram reindex --apply` again to continue\n",
     );
     expect(embeddings.calls.get(BETA.model)).toBe(before + 1);
 

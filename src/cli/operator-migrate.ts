@@ -202,12 +202,12 @@ function loopHooks(verb: "migrated" | "reverted", mode: ProgressMode, timeoutMs:
   };
 }
 
-function timeoutFailure(rerun: string, timeout: string, last: Progress | undefined, verb: string): CliFailure {
+function timeoutFailure(rerun: string, last: Progress | undefined, verb: string): CliFailure {
   const done = last?.done ?? 0;
   const passes = last?.pass ?? 0;
   return failure(
     EXIT.timeout,
-    `--timeout ${timeout} ran out after ${passes} pass(es); the ${done} record(s) ${verb} in committed batches stay ${verb}; run \`${rerun}\` again to continue`,
+    `--timeout ran out after ${passes} pass(es); the ${done} record(s) ${verb} in committed batches stay ${verb}; run \`${rerun}\` again to continue`,
   );
 }
 
@@ -250,7 +250,7 @@ export async function runMigrate(o: MigrateFlags, sweep: { target?: number; reru
       return await migrate(target.migrations, { target: sweep.target ?? CURRENT_SCHEMA_VERSION, apply, batch, onProgress: hooks.onProgress });
     } catch (err) {
       if (err instanceof MigrationStalledError) throw failure(EXIT.unclassified, err.message);
-      if (err instanceof SweepTimeoutError) throw timeoutFailure(sweep.rerun ?? "engram migrate --apply", o.timeout ?? "", hooks.last(), "migrated");
+      if (err instanceof SweepTimeoutError) throw timeoutFailure(sweep.rerun ?? "engram migrate --apply", hooks.last(), "migrated");
       throw err;
     } finally {
       hooks.reporter.finish();
@@ -284,7 +284,7 @@ async function runRevert(o: RevertFlags): Promise<void> {
     } catch (err) {
       if (err instanceof RevertRefusedError) return { report: err.report, refused: err };
       if (err instanceof MigrationStalledError) throw failure(EXIT.unclassified, err.message);
-      if (err instanceof SweepTimeoutError) throw timeoutFailure(`engram migrate revert --to ${to} --apply`, o.timeout ?? "", hooks.last(), "reverted");
+      if (err instanceof SweepTimeoutError) throw timeoutFailure(`engram migrate revert --to ${to} --apply`, hooks.last(), "reverted");
       throw err;
     } finally {
       hooks.reporter.finish();

@@ -41,18 +41,16 @@ export function reindexText(r: ReindexReport): string {
 async function runReindex(o: ReindexFlags): Promise<void> {
   if (o.apply && o.dryRun) throw usageError("--apply and --dry-run cannot be combined");
   const output = outputMode(o.output);
-  const timeoutText = o.timeout ?? DEFAULT_REINDEX_TIMEOUT;
   const run: RunSettings = {
     apply: o.apply === true,
     batch: batchSize(o.batchSize),
-    timeoutText,
-    timeoutMs: parseSweepTimeout(timeoutText),
+    timeoutMs: parseSweepTimeout(o.timeout ?? DEFAULT_REINDEX_TIMEOUT),
   };
   const report = process.env.ENGRAM_QDRANT_URL ? await runOnQdrant(run, process.env) : await runOnEmbedded(run);
   writeDocument(output, report, () => reindexText(report));
 }
 
-type RunSettings = { apply: boolean; batch: number; timeoutText: string; timeoutMs: number };
+type RunSettings = { apply: boolean; batch: number; timeoutMs: number };
 
 /** The progress lines and the --timeout budget, the same on both stores. */
 function loopHooks(run: RunSettings) {
@@ -82,7 +80,7 @@ async function runOnEmbedded(run: RunSettings): Promise<ReindexReport> {
       if (err instanceof SweepTimeoutError) {
         throw failure(
           EXIT.timeout,
-          `--timeout ${run.timeoutText} ran out; the ${hooks.last.done} record(s) re-embedded in committed batches stay done; run \`engram reindex --apply\` again to continue`,
+          `--timeout ran out; the ${hooks.last.done} record(s) re-embedded in committed batches stay done; run \`engram reindex --apply\` again to continue`,
         );
       }
       if (err instanceof Error && err.name === "EmbedderError") throw failure(EXIT.unavailable, err.message);
@@ -121,7 +119,7 @@ async function runOnQdrant(run: RunSettings, env: NodeJS.ProcessEnv): Promise<Re
     if (err instanceof SweepTimeoutError) {
       throw failure(
         EXIT.timeout,
-        `--timeout ${run.timeoutText} ran out; the ${hooks.last.done} record(s) re-embedded into the next generation stay there and servers still serve the old one; run \`engram reindex --apply\` again to continue`,
+        `--timeout ran out; the ${hooks.last.done} record(s) re-embedded into the next generation stay there and servers still serve the old one; run \`engram reindex --apply\` again to continue`,
       );
     }
     throw qdrantFailure(err);
