@@ -146,11 +146,12 @@ export async function serve(opts: ServeOptions = {}): Promise<{ server: RunningS
     summaryQueue: () => engram.summaries ?? NO_SUMMARY_QUEUE,
   });
   const observe = accessLog(log, metrics.observe);
-  const connect = connectNodeHandler({ core: engram.core, log, auth: engram.auth, maxRequestBytes: maxRequestBytesFromEnv(env), observe }) as Handler;
+  const maxRequestBytes = maxRequestBytesFromEnv(env);
+  const connect = connectNodeHandler({ core: engram.core, log, auth: engram.auth, maxRequestBytes, observe }) as Handler;
   const server = await startServer({
     listenAddr: opts.listenAddr ?? env.ENGRAM_LISTEN_ADDR ?? DEFAULT_LISTEN_ADDR,
     connect,
-    mcp: mcpHttpHandler(engram.core, observe),
+    mcp: mcpHttpHandler(engram.core, { maxRequestBytes, observe }),
     metrics: metrics.render,
     auth: engram.auth,
     protectedResource: protectedResourceFromEnv(env),

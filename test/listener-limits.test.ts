@@ -93,6 +93,19 @@ describe("with bearer tokens on", () => {
     expect(x.sentWhenAnswered).toBeLessThan(BIG / 10);
   });
 
+  it("answers an MCP body declared over the limit with the same too_long envelope, as a JSON-RPC error, before reading it", async () => {
+    const mcpHead = `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\nauthorization: Bearer tok-alice\r\n`;
+    const x = await sendUntilAnswered(port, `${mcpHead}content-length: ${BIG}\r\n\r\n`, BIG);
+    expect(x.head.split("\r\n")[0]).toBe("HTTP/1.1 413 Payload Too Large");
+    expect(JSON.parse(x.body)).toEqual({ jsonrpc: "2.0", error: { code: -32000, message: `field=request hint=too_long: request too large: ${BIG} bytes (max ${MAX})` }, id: null });
+    expect(x.sentWhenAnswered).toBeLessThan(BIG / 10);
+
+    // With no length to go by, the same limit cuts the body off.
+    const chunked = await sendUntilAnswered(port, `${mcpHead}transfer-encoding: chunked\r\n\r\n${BIG.toString(16)}\r\n`, BIG);
+    expect(chunked.head.split("\r\n")[0]).toBe("HTTP/1.1 413 Payload Too Large");
+    expect(JSON.parse(chunked.body).error.message).toContain(`${MAX} bytes`);
+  });
+
   it("stops reading an authenticated body with no declared length once it passes the limit", async () => {
     // A chunked body: the server counts what arrives and stops past the limit.
     const x = await sendUntilAnswered(port, head(port, "authorization: Bearer tok-alice\r\ntransfer-encoding: chunked\r\n") + `${(BIG).toString(16)}\r\n`, BIG);

@@ -128,7 +128,7 @@ export const readCost: BenchSection = async () => {
     observe,
     extraRoutes: (router) => router.service(NoopService, { noop: () => create(EmptySchema) }),
   }) as Handler;
-  const server = await startServer({ listenAddr: "127.0.0.1:0", connect, mcp: mcpHttpHandler(core, observe, NOOP_TOOL), auth, log: () => {} });
+  const server = await startServer({ listenAddr: "127.0.0.1:0", connect, mcp: mcpHttpHandler(core, { maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES, observe, extraTools: NOOP_TOOL }), auth, log: () => {} });
   // Ids spread over the store, so reads do not all hit one cached page.
   const ids = Array.from({ length: 97 }, (_, i) => syntheticRecord(Math.floor((i * records) / 97)).id);
   let k = 0;

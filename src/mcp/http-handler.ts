@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { requestTooLarge } from "../argerror/index.js";
 import type { Core } from "../core/index.js";
 import type { AnyToolHandler } from "./handlers.js";
 import { classifyAndLog, type RequestObserver } from "../observe/index.js";
@@ -24,7 +25,15 @@ function sendJsonRpcError(res: AnyResponse, status: number, message: string, hea
  * session to resume, so GET (a standalone event stream) and DELETE (ending a
  * session) are answered 405, which MCP clients accept.
  */
-export function mcpHttpHandler(core: Core, observe?: RequestObserver, extraTools?: Readonly<Record<string, AnyToolHandler>>): Handler {
+export type McpHttpOptions = {
+  /** The listener's body limit (`ENGRAM_MAX_REQUEST_BYTES`), the one Connect's calls have. */
+  maxRequestBytes: number;
+  observe?: RequestObserver;
+  extraTools?: Readonly<Record<string, AnyToolHandler>>;
+};
+
+export function mcpHttpHandler(core: Core, opts: McpHttpOptions): Handler {
+  const { maxRequestBytes: max, observe, extraTools } = opts;
   return (req: AnyRequest, res: AnyResponse): void => {
     const subject = subjectOf(req);
     if (subject === undefined) {
@@ -36,8 +45,15 @@ export function mcpHttpHandler(core: Core, observe?: RequestObserver, extraTools
       sendJsonRpcError(res, 405, "Method not allowed.", { allow: "POST" });
       return;
     }
+    // A declared length over the limit is refused in the vocabulary's words before a byte is read;
+    // a body with no length to go by is cut off at the same limit by the transport, in its own words.
+    const declared = Number(req.headers["content-length"] ?? NaN);
+    if (Number.isSafeInteger(declared) && declared > max) {
+      sendJsonRpcError(res, 413, requestTooLarge(declared, max).message);
+      return;
+    }
     const server = createMcpServer(core, subject, observe, extraTools);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: max });
     res.once("close", () => {
       void transport.close();
       void server.close();
