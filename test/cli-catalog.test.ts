@@ -197,6 +197,15 @@ describe("the bare engram catalog", () => {
     expect(flag("list", "--tags")?.type).toBe("string_list");
     expect(flag("supersede", "--supersedes")?.type).toBe("string_list");
     expect(flag("search", "--created-after")?.type).toBe("timestamp");
+    expect(flag("spine-review consolidate", "--top-k")).toMatchObject({ type: "uint", default: "5" });
+    expect(flag("spine-review purge", "--class")?.type).toBe("string_list");
+  });
+
+  it("gives a sweep's --older-than the default the sweep applies: 0 for prune-expired and summarize-missing, none for purge, whose classes have their own", () => {
+    const flag = (cmd: string) => catalog.commands.find((c) => c.name === cmd)!.flags.find((f) => f.name === "--older-than");
+    expect(flag("prune-expired")).toMatchObject({ type: "duration", default: "0" });
+    expect(flag("summarize-missing")).toMatchObject({ type: "duration", default: "0" });
+    expect(flag("spine-review purge")).toMatchObject({ type: "duration", default: null });
   });
 });
 
@@ -276,6 +285,9 @@ describe("version, help and completion", { timeout: 120_000 }, () => {
 
     const output = await probe(["engram", "get", "--output", ""]);
     expect(output.stdout.split("\n").filter(Boolean).sort()).toEqual(["json", "text"]);
+
+    const classes = await probe(["engram", "spine-review", "purge", "--class", ""]);
+    expect(classes.stdout.split("\n").filter(Boolean).sort()).toEqual(["archived", "expired", "superseded"]);
 
     const sub = await probe(["engram", "completion", ""]);
     expect(sub.stdout.split("\n").filter(Boolean).sort()).toEqual(["--help", "bash", "fish", "zsh"]);

@@ -1,10 +1,25 @@
-import type { Command } from "commander";
+import type { Command, Option } from "commander";
 import { commandPath, walkCommands } from "./catalog.js";
 
 /**
  * `engram completion bash|zsh|fish`: a completion script generated from the command
  * tree, so a new verb or flag is completable without editing this file.
  */
+
+/**
+ * Fixed values of a list flag (`--class a,b`): commander's choices() would
+ * refuse the comma list, so the values the scripts offer are kept here.
+ */
+const LIST_VALUES = new WeakMap<Option, readonly string[]>();
+
+export function completesTo(option: Option, values: readonly string[]): Option {
+  LIST_VALUES.set(option, values);
+  return option;
+}
+
+function fixedValues(o: Option): readonly string[] | undefined {
+  return o.argChoices ?? LIST_VALUES.get(o);
+}
 
 function shellWords(words: readonly string[]): string {
   return words.join(" ");
@@ -30,7 +45,8 @@ export function bashCompletion(root: Command): string {
       if (o.hidden) continue;
       for (const f of [o.long, o.short]) if (f) flags.push(f);
       if (!o.isBoolean() && o.long) {
-        if (o.argChoices) valueFlags.set(o.long, `COMPREPLY=($(compgen -W ${quote(o.argChoices.join(" "))} -- "$cur"))`);
+        const values = fixedValues(o);
+        if (values) valueFlags.set(o.long, `COMPREPLY=($(compgen -W ${quote(values.join(" "))} -- "$cur"))`);
         else if (/<path>/.test(o.flags)) valueFlags.set(o.long, `COMPREPLY=($(compgen -f -- "$cur"))`);
         else if (!valueFlags.has(o.long)) valueFlags.set(o.long, "COMPREPLY=()");
       }
@@ -86,7 +102,7 @@ function treeWords(root: Command): NodeWords[] {
         long: o.long,
         short: o.short,
         description: o.description,
-        ...(o.isBoolean() ? {} : o.argChoices ? { value: "choices" as const, choices: o.argChoices } : /<path>/.test(o.flags) ? { value: "path" as const } : { value: "any" as const }),
+        ...(o.isBoolean() ? {} : fixedValues(o) ? { value: "choices" as const, choices: fixedValues(o) } : /<path>/.test(o.flags) ? { value: "path" as const } : { value: "any" as const }),
       })),
   }));
 }

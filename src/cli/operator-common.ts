@@ -30,12 +30,8 @@ export function outputMode(value: OutputMode | undefined): OutputMode {
  * The sweep's wall-clock budget. Unlike a client verb's per-RPC deadline, 0
  * means "no budget" here: a large store may legitimately need hours.
  */
-export function addSweepTimeoutFlag(cmd: Command): Command {
-  return cmd.addOption(
-    new Option("--timeout <duration>", "wall-clock budget for the write loop, e.g. 30s, 5m, 1h; 0 disables it").default(
-      DEFAULT_SWEEP_TIMEOUT,
-    ),
-  );
+export function addSweepTimeoutFlag(cmd: Command, usage = "wall-clock budget for the write loop, e.g. 30s, 5m, 1h; 0 disables it"): Command {
+  return cmd.addOption(new Option("--timeout <duration>", usage).default(DEFAULT_SWEEP_TIMEOUT));
 }
 
 /** Milliseconds; 0 means unbounded. Malformed or negative text is exit 2. */

@@ -3,7 +3,8 @@ import type { ConsolidateReport } from "../operator/index.js";
 import type { OutputMode } from "./client-flags.js";
 import { ruleError } from "../argerror/index.js";
 import { usageError } from "./failure.js";
-import { addOutputFlag, addScopeFlags, addSweepTimeoutFlag, outputMode, parseSweepTimeout, SweepTimeoutError, writeDocument } from "./operator-common.js";
+import { parseUint } from "./list-values.js";
+import { addOutputFlag, addSweepTimeoutFlag, outputMode, parseSweepTimeout, SweepTimeoutError, writeDocument } from "./operator-common.js";
 import { loopHooks, scopeChoice, sweepTimedOut } from "./operator-lifecycle.js";
 import { progressMode } from "./operator-progress.js";
 import { SWEEP_CHECK, withServingStore } from "./operator-store.js";
@@ -15,7 +16,7 @@ import { table } from "./text.js";
  * It never writes; the progress line counts the records compared.
  */
 
-type ConsolidateFlags = { scope?: string; allScopes?: boolean; minScore?: string; topK?: string; output?: OutputMode; timeout?: string };
+type ConsolidateFlags = { scope?: string; allScopes?: boolean; minScore?: string; topK?: bigint; output?: OutputMode; timeout?: string };
 
 const TOP_K_DEFAULT = 5;
 const TOP_K_MAX = 100;
@@ -29,12 +30,10 @@ export function consolidateText(r: ConsolidateReport): string {
   )}\n\n${foot}`;
 }
 
-function topKOf(text: string | undefined): number {
-  if (text === undefined) return TOP_K_DEFAULT;
-  const t = text.trim();
-  const n = /^\d+$/.test(t) ? Number(t) : NaN;
-  if (!Number.isSafeInteger(n) || n < 1 || n > TOP_K_MAX) throw usageError(`--top-k must be an integer from 1 to ${TOP_K_MAX}`);
-  return n;
+function topKOf(value: bigint | undefined): number {
+  const n = value ?? BigInt(TOP_K_DEFAULT);
+  if (n < 1n || n > BigInt(TOP_K_MAX)) throw usageError(`--top-k must be an integer from 1 to ${TOP_K_MAX}`);
+  return Number(n);
 }
 
 function minScoreOf(text: string | undefined): number | undefined {
@@ -75,12 +74,14 @@ export function registerSpineReviewConsolidate(group: Command): void {
     .description(
       "Find near-duplicates among the records recall can see: each record's --top-k nearest by its stored vector, through the store's " +
         "vector index (approximate on a large store, never every pair), each pair once, best first, with both records' scopes. " +
-        "Nothing is embedded and nothing is written; merge or archive what it finds yourself.",
+        "Nothing is embedded and nothing is written; merge or archive what it finds yourself. One of --scope and --all-scopes is required.",
     );
-  addScopeFlags(cmd)
+  cmd
+    .option("--scope <scope>", "work on this one scope (this or --all-scopes is required)")
+    .option("--all-scopes", "work on every scope, every owner; pairs may cross scopes")
     .addOption(new Option("--min-score <cosine>", "only pairs scoring at least this, from -1 to 1").default(undefined, "no filter"))
-    .addOption(new Option("--top-k <n>", `neighbours asked for per record, 1 to ${TOP_K_MAX}`).default(undefined, String(TOP_K_DEFAULT)));
+    .addOption(new Option("--top-k <n>", `neighbours asked for per record, 1 to ${TOP_K_MAX}`).argParser(parseUint).default(BigInt(TOP_K_DEFAULT), String(TOP_K_DEFAULT)));
   addOutputFlag(cmd);
-  addSweepTimeoutFlag(cmd);
+  addSweepTimeoutFlag(cmd, "wall-clock budget for the run, e.g. 30s, 5m, 1h; 0 disables it");
   cmd.action(async (o: ConsolidateFlags) => runConsolidate(o));
 }

@@ -12,9 +12,10 @@ import { ProgressReporter, type ProgressMode } from "./operator-progress.js";
  * between committed batches.
  */
 
-/** `--older-than <duration>`: the window before a record qualifies. */
-export function addOlderThanFlag(cmd: Command, description: string): Command {
-  return cmd.addOption(new Option("--older-than <duration>", description));
+/** `--older-than <duration>`: the window before a record qualifies; purge has no default of its own (each class has one). */
+export function addOlderThanFlag(cmd: Command, description: string, dflt?: string): Command {
+  const option = new Option("--older-than <duration>", description);
+  return cmd.addOption(dflt === undefined ? option : option.default(dflt));
 }
 
 /**

@@ -66,7 +66,7 @@ export function registerOperatorPrune(program: Command): void {
         "Archived records are left to `spine-review purge --class archived`; discoveries and rules are never deleted. " +
         `${RULES["destructive-requires-apply"].sentence}.`,
     );
-  addOlderThanFlag(cmd, "grace: only records whose not_after lapsed at least this long ago, e.g. 24h; 0 is any past not_after").option(
+  addOlderThanFlag(cmd, "grace: only records whose not_after lapsed at least this long ago, e.g. 24h; 0 is any past not_after", "0").option(
     "--apply",
     "write: delete the records instead of previewing",
   );

@@ -6,6 +6,7 @@ import type { PurgeReport } from "../operator/index.js";
 // The class table itself, from its own light module: the flag is checked before anything heavy loads.
 import { PURGE_CLASSES, type PurgeClass } from "../operator/purge.js";
 import type { OutputMode } from "./client-flags.js";
+import { completesTo } from "./completion-command.js";
 import { usageError } from "./failure.js";
 import { collectList } from "./list-values.js";
 import { addOutputFlag, addSweepTimeoutFlag, outputMode, parseSweepTimeout, SweepTimeoutError, writeDocument } from "./operator-common.js";
@@ -132,7 +133,7 @@ export function registerSpineReviewPurge(group: Command): void {
         "one that became eligible in between is reported as appeared and kept. A preview cannot be carried into a later run. " +
         `${RULES["destructive-requires-apply"].sentence}.`,
     )
-    .addOption(new Option("--class <class>", "superseded, expired or archived; repeat for several").argParser(collectList))
+    .addOption(completesTo(new Option("--class <class>", "superseded, expired or archived; repeat or comma-separate for several").argParser(collectList), PURGE_CLASSES))
     .option("--category <category>", "only records of this category (engages the filter path)")
     .addOption(new Option("--tags <tag>", "only records carrying every listed tag; repeat or comma-separate (engages the filter path)").argParser(collectList))
     .option("--scope <scope>", "work on this one scope")

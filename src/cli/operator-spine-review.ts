@@ -143,7 +143,7 @@ const APPLY_RULE = RULES["destructive-requires-apply"].sentence;
 export function registerOperatorSpineReview(program: Command): void {
   const group = program
     .command("spine-review")
-    .summary("review the whole store: inventory, citation checks, archive and restore")
+    .summary("review the whole store: inventory, citation checks, archive, restore, purge and near-duplicates")
     .description("Operator review of the store under ENGRAM_DATA_DIR (or the Qdrant collection when ENGRAM_QDRANT_URL is set), across every owner. Pick a subcommand.");
 
   const scan = group

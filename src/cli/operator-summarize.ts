@@ -107,7 +107,7 @@ export function registerOperatorSummarize(program: Command): void {
     );
   addScopeFlags(cmd);
   cmd
-    .option("--older-than <duration>", "only records created at least this long ago, e.g. 10m or 24h (default 0: any age)")
+    .addOption(new Option("--older-than <duration>", "only records created at least this long ago, e.g. 10m or 24h; 0 is any age").default("0"))
     .addOption(new Option("--limit <n>", "summarize at most n records; 0 means no cap").argParser(parseUint).default(0n, "0"))
     .option("--dry-run", "list the records that would be summarized; send and write nothing");
   addOutputFlag(cmd);
