@@ -50,8 +50,8 @@ const ROWS: Row[] = [
   { name: "a 20 KB string where tags wants a list", wire: "connect-json", body: json({ tags: SECRET + "x".repeat(20_000) }), envelope: "field=tags hint=format: tags must be a list of strings", code: Code.InvalidArgument },
   { name: "a word where k wants a number", wire: "connect-json", body: json({ query: "q", k: SECRET }), envelope: "field=k hint=format: k must be a non-negative integer", code: Code.InvalidArgument },
   { name: "a negative k", wire: "connect-json", body: json({ query: "q", k: -1 }), envelope: "field=k hint=format: k must be a non-negative integer", code: Code.InvalidArgument },
-  { name: "a string where full wants a boolean", wire: "connect-json", body: json({ query: "q", full: SECRET }), envelope: "field=full hint=format: full must be a boolean", code: Code.InvalidArgument },
-  { name: "the proto name is read as well as the JSON name", wire: "connect-json", body: json({ cross_spine: SECRET }), envelope: "field=cross_spine hint=format: cross_spine must be a boolean", code: Code.InvalidArgument },
+  { name: "a string where full wants a boolean", wire: "connect-json", body: json({ query: "q", full: SECRET }), envelope: "field=full hint=format: full must be true or false", code: Code.InvalidArgument },
+  { name: "the proto name is read as well as the JSON name", wire: "connect-json", body: json({ cross_spine: SECRET }), envelope: "field=cross_spine hint=format: cross_spine must be true or false", code: Code.InvalidArgument },
   { name: "a body that is not JSON", wire: "connect-json", body: Buffer.from(`{"query": ${SECRET}`), envelope: REQUEST_FORMAT, code: Code.InvalidArgument },
   { name: "a JSON array for a message", wire: "connect-json", body: json([SECRET]), envelope: REQUEST_FORMAT, code: Code.InvalidArgument },
   { name: "an empty JSON body", wire: "connect-json", body: Buffer.alloc(0), envelope: REQUEST_FORMAT, code: Code.InvalidArgument },
@@ -62,7 +62,7 @@ const ROWS: Row[] = [
   { name: "a not_before that is not a timestamp", wire: "connect-json", procedure: "ScheduleMemory", body: json({ content: "c", notBefore: SECRET }), envelope: "field=not_before hint=format: not_before must be RFC3339", code: Code.InvalidArgument },
   { name: "a not_after past year 9999", wire: "connect-json", procedure: "ScheduleMemory", body: json({ content: "c", notAfter: "10000-01-01T00:00:00Z" }), envelope: "field=not_after hint=format: not_after must be RFC3339", code: Code.InvalidArgument },
   { name: "an update_mask that is a number", wire: "connect-json", procedure: "UpdateMemory", body: json({ id: "x", updateMask: 7 }), envelope: "field=update_mask hint=format: update_mask must be a field mask of comma-separated field paths", code: Code.InvalidArgument },
-  { name: "citations that are a string", wire: "connect-json", procedure: "StoreDiscovery", body: json({ content: "c", citations: SECRET }), envelope: "field=citations hint=format: citations must be a list of engram.v1.Citation objects", code: Code.InvalidArgument },
+  { name: "citations that are a string", wire: "connect-json", procedure: "StoreDiscovery", body: json({ content: "c", citations: SECRET }), envelope: "field=citations hint=format: citations must be a list of citation objects", code: Code.InvalidArgument },
 
   // Connect binary: what used to be `internal`.
   { name: "a length running past the end (premature EOF)", wire: "connect-proto", body: bytes(tag(num("query"), 2), 0x05, 0x61), envelope: "field=query hint=format: query must be a string", code: Code.InvalidArgument },

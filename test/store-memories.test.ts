@@ -123,6 +123,10 @@ describe("StoreMemories over Connect", () => {
     expect(JSON.stringify(res.body)).not.toMatch(/marker-value/);
     expect(await countIn(scope)).toBe(2);
 
+    // A list that is not a list of records is refused as a whole, in MCP's words for the same JSON.
+    expect((await post("StoreMemories", { memories: "marker-value-4" })).body).toMatchObject({ code: "invalid_argument", message: "field=memories hint=format: memories must be a list of objects" });
+    expect((await post("StoreMemories", { memories: [good], stop_at_first_error: "yes" })).body).toMatchObject({ code: "invalid_argument", message: "field=stop_at_first_error hint=format: stop_at_first_error must be true or false" });
+
     // With stop_at_first_error, the undecodable record is where the batch ends.
     const stopped = await post("StoreMemories", { memories: [{ ...good, content: "before" }, misspelt, { ...good, content: "after" }], stopAtFirstError: true });
     expect(stopped.body.results!.map((r) => (r.error ? r.error.message : "stored"))).toEqual(["stored", results[1]!.error!.message]);

@@ -17,6 +17,7 @@ import {
 } from "@bufbuild/protobuf";
 import { BinaryReader } from "@bufbuild/protobuf/wire";
 import { ArgError, fieldNotDecodable, requestNotDecodable, UINT64_MAX, uint64Exceeded } from "../argerror/index.js";
+import { kindMismatch, type ArgKind } from "../core/index.js";
 import { RECORDS_APART } from "./records-apart.js";
 import { rejectUnknownJsonFields } from "./unknown-fields.js";
 
@@ -50,12 +51,33 @@ function messageNoun(m: DescMessage, plural: boolean): string {
   return plural ? `${m.typeName} objects` : `a ${m.typeName} object`;
 }
 
+/** The message lists that are a core argument kind, refused in that kind's words. */
+const LIST_KINDS: Readonly<Record<string, ArgKind>> = {
+  "engram.v1.Citation": "citations",
+  "engram.v1.StoreMemoryRequest": "records",
+};
+
+/** The core argument kind a field's type is, when it is one: its refusal then reads as MCP's. */
+function kindOf(f: DescField): ArgKind | undefined {
+  if (f.fieldKind === "scalar") {
+    if (f.scalar === ScalarType.STRING) return "string";
+    if (f.scalar === ScalarType.BOOL) return "boolean";
+    if (INTEGER_UNSIGNED.has(f.scalar)) return "count";
+  }
+  if (f.fieldKind === "list" && f.listKind === "scalar" && f.scalar === ScalarType.STRING) return "strings";
+  if (f.fieldKind === "list" && f.listKind === "message") return LIST_KINDS[f.message.typeName];
+  return undefined;
+}
+
 /**
  * The envelope for one field whose value does not decode. Only the schema
- * speaks here: the field's proto name and its declared type.
+ * speaks here: the field's proto name and its declared type, in the core's
+ * words where the type is one of its argument kinds.
  */
 export function fieldShapeError(f: DescField): ArgError {
   const name = f.name;
+  const kind = kindOf(f);
+  if (kind !== undefined) return kindMismatch(name, kind);
   switch (f.fieldKind) {
     case "scalar":
       return fieldNotDecodable(name, "format", `${name} must be ${scalarNoun(f.scalar, false)}`);

@@ -1,4 +1,4 @@
-import { argError } from "../argerror/index.js";
+import { argError, type ArgError } from "../argerror/index.js";
 import type { Citation } from "../model/record.js";
 
 /**
@@ -8,6 +8,21 @@ import type { Citation } from "../model/record.js";
  * schema library in front of the core.
  */
 export type ArgKind = "string" | "boolean" | "count" | "strings" | "citations" | "records";
+
+/** What a value of each kind must be, in the words every lane refuses one that is not with. */
+export const KIND_SHAPE: Readonly<Record<ArgKind, string>> = {
+  string: "a string",
+  boolean: "true or false",
+  count: "a non-negative integer",
+  strings: "a list of strings",
+  citations: "a list of citation objects",
+  records: "a list of objects",
+};
+
+/** The envelope for a value that is not of its field's kind. */
+export function kindMismatch(field: string, kind: ArgKind): ArgError {
+  return argError(field, "format", `${field} must be ${KIND_SHAPE[kind]}`);
+}
 
 /** One kind per field of T, in the order the fields are checked. */
 export type KindsOf<T> = { readonly [K in keyof T]-?: ArgKind };
@@ -26,7 +41,7 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 }
 
 function checkCitationList(field: string, value: unknown): void {
-  if (!Array.isArray(value)) throw argError(field, "format", `${field} must be a list of citation objects`);
+  if (!Array.isArray(value)) throw kindMismatch(field, "citations");
   value.forEach((c: unknown, i) => {
     if (!isPlainObject(c)) throw argError(field, "format", `citation ${i} must be an object`, { index: i });
     for (const key of Object.keys(c)) {
@@ -47,21 +62,21 @@ function checkCitationList(field: string, value: unknown): void {
 function checkKind(field: string, kind: ArgKind, value: unknown): void {
   switch (kind) {
     case "string":
-      if (typeof value !== "string") throw argError(field, "format", `${field} must be a string`);
+      if (typeof value !== "string") throw kindMismatch(field, kind);
       return;
     case "boolean":
-      if (typeof value !== "boolean") throw argError(field, "format", `${field} must be true or false`);
+      if (typeof value !== "boolean") throw kindMismatch(field, kind);
       return;
     case "count":
       // A JSON number literal too long for a double parses as Infinity: a
       // whole number past every cap, left for the cap to refuse (checkCount).
       if (typeof value !== "number" || !(Number.isInteger(value) || value === Number.POSITIVE_INFINITY) || value < 0) {
-        throw argError(field, "format", `${field} must be a non-negative integer`);
+        throw kindMismatch(field, kind);
       }
       return;
     case "strings":
       if (!Array.isArray(value) || !value.every((s) => typeof s === "string")) {
-        throw argError(field, "format", `${field} must be a list of strings`);
+        throw kindMismatch(field, kind);
       }
       return;
     case "citations":
@@ -69,7 +84,7 @@ function checkKind(field: string, kind: ArgKind, value: unknown): void {
       return;
     case "records":
       // Each record's own fields are checked one by one, as its own call would be.
-      if (!Array.isArray(value) || !value.every(isPlainObject)) throw argError(field, "format", `${field} must be a list of objects`);
+      if (!Array.isArray(value) || !value.every(isPlainObject)) throw kindMismatch(field, kind);
       return;
   }
 }
