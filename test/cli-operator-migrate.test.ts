@@ -271,6 +271,23 @@ describe.skipIf(ON_QDRANT_FAKE)(embeddedOnly("engram migrate preview and status"
     expect(fingerprint(dir)).toEqual(before);
   });
 
+  it("a --timeout that runs out only as the last batch commits stops nothing; with batches left it is exit 6 and a rerun finishes", async () => {
+    const dir = dataDir();
+    await seed(dir, 30, 1);
+    const one = await runEngram(["migrate", "--apply", "--timeout", "1ns", "--output", "json"], { ENGRAM_DATA_DIR: dir });
+    expect({ code: one.code, stderr: one.stderr }).toEqual({ code: EXIT.ok, stderr: "" });
+    expect((JSON.parse(one.stdout) as MigrateReport).migrated).toBe(30);
+
+    const many = dataDir();
+    await seed(many, 30, 1);
+    const cut = await runEngram(["migrate", "--apply", "--timeout", "1ns", "--batch-size", "10"], { ENGRAM_DATA_DIR: many });
+    expect({ code: cut.code, stdout: cut.stdout }).toEqual({ code: EXIT.timeout, stdout: "" });
+    expect(cut.stderr).toBe("engram: --timeout ran out after 1 pass(es); the 10 record(s) migrated in committed batches stay migrated; run `engram migrate --apply` again to continue\n");
+    const rest = await runEngram(["migrate", "--apply", "--output", "json"], { ENGRAM_DATA_DIR: many });
+    expect(rest.code).toBe(EXIT.ok);
+    expect((JSON.parse(rest.stdout) as MigrateReport).migrated).toBe(20);
+  });
+
   it("migrate status prints the histogram of the file as JSON, read-only", async () => {
     const dir = dataDir();
     await seed(dir, 7, null);

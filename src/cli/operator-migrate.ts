@@ -197,7 +197,8 @@ function loopHooks(verb: "migrated" | "reverted", mode: ProgressMode, timeoutMs:
     onProgress: (p: Progress) => {
       last = p;
       reporter.update(p.done, p.backlog);
-      if (deadline.expired()) throw new SweepTimeoutError(verb);
+      // A budget that runs out with nothing left stopped nothing: the run reports as done.
+      if (p.left > 0 && deadline.expired()) throw new SweepTimeoutError(verb);
     },
   };
 }

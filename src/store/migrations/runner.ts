@@ -18,7 +18,8 @@ function budgetOf(batch: number | undefined, bytes: number | undefined): BatchBu
   return { rows: batch ?? DEFAULT_BATCH, bytes: bytes ?? DEFAULT_BATCH_BYTES };
 }
 
-export type Progress = { phase: "migrate" | "revert"; pass: number; done: number; backlog: number };
+/** After a pass: `backlog` is what it started from, `left` what it did not move (0: it moved the last one it knew of). */
+export type Progress = { phase: "migrate" | "revert"; pass: number; done: number; backlog: number; left: number };
 
 export type MigrateReport = {
   target: number;
@@ -190,13 +191,15 @@ export async function migrate(
     if (report.passes > 1 && remaining >= previous) throw new MigrationStalledError(stallMessage("migrate", lastError));
     previous = remaining;
     const outcomes = await store.rewritePass({ pinnedBelow: opts.target }, budget, opts.target, (row) => visit(row, RANDOM_MINT));
+    let moved = 0;
     outcomes.forEach((o) => {
       if (o instanceof Error) {
         report.failed++;
         lastError = o;
-      } else if (o === "ok") report.migrated++;
+      } else if (o === "ok") moved++;
     });
-    opts.onProgress?.({ phase: "migrate", pass: report.passes, done: report.migrated, backlog: remaining });
+    report.migrated += moved;
+    opts.onProgress?.({ phase: "migrate", pass: report.passes, done: report.migrated, backlog: remaining, left: remaining - moved });
   }
   report.backlog = await store.countBelow(opts.target, false);
   report.appeared = report.backlog - (await store.countBelow(opts.target, true));
@@ -278,12 +281,14 @@ export async function revert(
       if (midRefusal) return undefined;
       return visit(row);
     });
+    let moved = 0;
     outcomes.forEach((o) => {
       if (o instanceof Error) {
         report.failed++;
         lastError = o;
-      } else if (o === "ok") report.reverted++;
+      } else if (o === "ok") moved++;
     });
+    report.reverted += moved;
     if (midRefusal) {
       const partial: RevertReport = {
         ...report,
@@ -295,7 +300,7 @@ export async function revert(
       };
       throw new RevertRefusedError(partial, midRefusal.message, true);
     }
-    opts.onProgress?.({ phase: "revert", pass: report.passes, done: report.reverted, backlog: remaining });
+    opts.onProgress?.({ phase: "revert", pass: report.passes, done: report.reverted, backlog: remaining, left: remaining - moved });
   }
   report.applied = true;
   report.backlog = 0;
