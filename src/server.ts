@@ -278,7 +278,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
             mcp(req, res);
             return;
           }
-          log({ level: "warn", msg: "mcp request rejected: missing or invalid bearer token", path, lane: answer.lane, failure: answer.failure });
+          // The caller's problem, so info, as a refused Connect call; `credential` is the lane the token was read by.
+          log({ level: "info", msg: "mcp request rejected: missing or invalid bearer token", path, credential: answer.lane, failure: answer.failure });
           // Read the unread request body first: answering an HTTP/2 stream
           // whose body is still arriving resets it, and the client sees a
           // framing error instead of the 401.

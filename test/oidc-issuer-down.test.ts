@@ -41,7 +41,7 @@ describe("an OIDC token while the issuer cannot be reached", () => {
     expect(mcp.status).toBe(503);
     expect(mcp.headers.get("retry-after")).toBe("5");
     expect(mcp.headers.get("www-authenticate")).toBeNull();
-    expect(await mcp.json()).toEqual({ error: "unavailable", message });
+    expect(await mcp.json()).toEqual({ code: "unavailable", message });
     const metrics = await (await fetch(`${server.url}/metrics`, { headers: { authorization: "Bearer tok-ops" } })).text();
     expect(metrics).toContain('engram_unauthenticated_total{lane="oidc",class="unavailable"} 2');
     expect(server.log.text()).toContain("oidc discovery failed");

@@ -273,13 +273,13 @@ describe("the single listener", () => {
       const r = await mcpCall([], prior);
       expect(r.status).toBe(401);
       expect(r.head).toContain('www-authenticate: bearer realm="engram"');
-      expect(JSON.parse(r.body)).toEqual({ error: "unauthorized" });
+      expect(JSON.parse(r.body)).toEqual({ code: "unauthenticated", message: "a valid bearer token is required" });
     });
 
     it.each([false, true])("refuses a wrong token with 401 (HTTP/2: %s)", async (prior) => {
       const r = await mcpCall(["-H", "Authorization: Bearer tok-alice-2"], prior);
       expect(r.status).toBe(401);
-      expect(JSON.parse(r.body)).toEqual({ error: "unauthorized" });
+      expect(JSON.parse(r.body)).toEqual({ code: "unauthenticated", message: "a valid bearer token is required" });
     });
 
     it.each([false, true])("hands a right token's owner to the MCP handler (HTTP/2: %s)", async (prior) => {

@@ -44,15 +44,14 @@ export class CallerGate {
   }
 
   /**
-   * The JSON answer of the routes the listener answers itself: 401 with the
-   * message only when there is more to say than the static lane's words, or
-   * 503 when the identity provider could not be reached.
+   * The JSON answer of the routes the listener answers itself (`/mcp`,
+   * `/metrics`): the body a Connect call gets for the same credential, its
+   * code name and message, with 401 and the challenge, or 503 when the
+   * identity provider could not be reached.
    */
-  refusal(failure: AuthFailure): { status: 401 | 503; body: Record<string, string>; headers: Record<string, string> } {
+  refusal(failure: AuthFailure): { status: 401 | 503; body: { code: string; message: string }; headers: Record<string, string> } {
     const message = unauthenticatedMessage(this.#o.auth.lanes, failure);
-    if (failure === "unavailable") return { status: 503, body: { error: "unavailable", message }, headers: { "retry-after": "5" } };
-    const body: Record<string, string> = { error: "unauthorized" };
-    if (message !== unauthenticatedMessage([], failure)) body.message = message;
-    return { status: 401, body, headers: { "www-authenticate": this.challenge(failure) } };
+    if (failure === "unavailable") return { status: 503, body: { code: "unavailable", message }, headers: { "retry-after": "5" } };
+    return { status: 401, body: { code: "unauthenticated", message }, headers: { "www-authenticate": this.challenge(failure) } };
   }
 }
