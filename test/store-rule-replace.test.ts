@@ -124,6 +124,31 @@ describe("storing a rule under the id of an existing one replaces it in place", 
     expect((await srv.connect(BOB).getMemory({ id: theirs.id })).memory?.content).toBe("bob's rule");
   });
 
+  it("an id of the caller's own memory is refused as a rule's or a discovery's on both lanes, and the memory is unchanged", async () => {
+    const mine = await srv.connect(ALICE).storeMemory({ content: "a decision to keep", scope: "project:replace-kinds", source: "user-said", category: "decision" });
+    const asRule = { content: "taken over", scope: `${SCOPE}-kinds`, summary: "mine", id: mine.id };
+    const asDiscovery = { content: "taken over", kind: "fact", citations: [{ kind: "file", ref: "a.ts" }], scope: "discovery:repo:kinds", id: mine.shortId };
+    const refusal = async (call: Promise<unknown>) =>
+      call.then(
+        () => undefined,
+        (err: unknown) => {
+          const e = ConnectError.from(err);
+          return { code: e.code, message: e.rawMessage };
+        },
+      );
+    expect(await refusal(srv.connect(ALICE).storeRule(asRule))).toEqual({ code: Code.FailedPrecondition, message: "field=id hint=not_applicable: id names a record that is not a rule" });
+    expect(await refusal(srv.connect(ALICE).storeDiscovery(asDiscovery))).toEqual({ code: Code.FailedPrecondition, message: "field=id hint=not_applicable: id names a record that is not a discovery" });
+    for (const [name, args, text] of [
+      ["store_rule", asRule, "field=id hint=not_applicable: id names a record that is not a rule"],
+      ["store_discovery", asDiscovery, "field=id hint=not_applicable: id names a record that is not a discovery"],
+    ] as const) {
+      const r = await tool(name, args);
+      expect({ isError: r.isError, text: texts(r) }).toEqual({ isError: true, text: [text] });
+    }
+    const after = (await srv.connect(ALICE).getMemory({ id: mine.id })).memory!;
+    expect({ content: after.content, category: after.category, scope: after.scope }).toEqual({ content: "a decision to keep", category: "decision", scope: "project:replace-kinds" });
+  });
+
   it("answered no internal error on the way", () => {
     expect(srv.log.text()).not.toContain("RevisionConflictError");
     expect(srv.log.text()).not.toContain("internal error");

@@ -1,4 +1,4 @@
-import { ambiguousShortId, notFound } from "../argerror/index.js";
+import { ambiguousShortId, argError, notFound } from "../argerror/index.js";
 import type { CoreDeps } from "./deps.js";
 import type { MemoryRecord } from "../model/record.js";
 import { checkIdBytes } from "./resolve.js";
@@ -6,13 +6,16 @@ import type { Subject } from "../model/subject.js";
 
 /**
  * For writes that may replace a record in place by `id`: the caller's own
- * record, or nothing when a fresh UUID names a point that does not exist
- * yet. Someone else's record is "not found", as everywhere.
+ * record of `category`, or nothing when a fresh UUID names a point that does
+ * not exist yet. Someone else's record is "not found", as everywhere; one of
+ * the caller's own of another category is refused, so a discovery or a rule
+ * cannot silently take over a memory.
  */
 export async function ownedOrAbsent(
   deps: CoreDeps,
   subject: Subject,
   input: string,
+  category: "discovery" | "rule",
 ): Promise<{ id: string; existing?: MemoryRecord }> {
   checkIdBytes(deps, input);
   const r = await deps.store.resolve(input);
@@ -22,5 +25,6 @@ export async function ownedOrAbsent(
   if (!raw) return { id: r.id };
   const owned = await deps.store.getOwned(r.id, subject);
   if (!owned) throw notFound([input]);
+  if (owned.category !== category) throw argError("id", "not_applicable", `id names a record that is not a ${category}`);
   return { id: r.id, existing: owned };
 }

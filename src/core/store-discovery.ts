@@ -41,7 +41,7 @@ export async function storeDiscovery(deps: CoreDeps, subject: Subject, a: StoreD
   // The text to embed comes from the arguments alone, so it is embedded once.
   let vector: Float32Array | undefined;
   return withConflictRetry([a.id ?? ""], async () => {
-    const target = a.id ? await ownedOrAbsent(deps, subject, a.id) : undefined;
+    const target = a.id ? await ownedOrAbsent(deps, subject, a.id, "discovery") : undefined;
     const rec = newRecord({ ...a, source: "agent-inferred", category: "discovery" }, subject, deps.now(), { kind: a.kind! });
     vector ??= await embedRecord(deps, rec);
     rec.embedder_identity = identityKey(deps.embedder.identity);

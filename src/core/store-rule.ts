@@ -26,7 +26,7 @@ export async function storeRule(deps: CoreDeps, subject: Subject, a: StoreRuleAr
   // (changed, deleted or just created); the text is embedded once.
   let vector: Float32Array | undefined;
   return withConflictRetry([a.id ?? ""], async () => {
-    const target = a.id ? await ownedOrAbsent(deps, subject, a.id) : undefined;
+    const target = a.id ? await ownedOrAbsent(deps, subject, a.id, "rule") : undefined;
     const rec = newRecord({ ...a, source: "user-said", category: "rule" }, subject, deps.now(), {
       visibility: "shared",
       summary_source: "client",
