@@ -118,6 +118,13 @@ function startSummaryQueue(summary: SummaryConfig | undefined, env: NodeJS.Proce
  * load only here, so `engram serve` and the operator verbs never load the
  * stdio transport.
  */
+/** The listener's settings, for the check `serve` makes before anything opens (src/cli/server-config.ts). */
+export function checkListenerSettings(env: NodeJS.ProcessEnv): void {
+  maxRequestBytesFromEnv(env);
+  allowedOriginsFromEnv(env);
+  requestTimeoutFromEnv(env);
+}
+
 export async function serveMcpStdio(opts: { env?: NodeJS.ProcessEnv } = {}): Promise<void> {
   const env = opts.env ?? process.env;
   const engram = await openEngram({ env });

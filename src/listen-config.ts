@@ -28,10 +28,16 @@ export function allowedOriginsFromEnv(env: NodeJS.ProcessEnv = process.env): str
     });
 }
 
+/** The longest a Node timer can wait. */
+const MAX_TIMER_MS = 2_147_483_647;
+
 export function requestTimeoutFromEnv(env: NodeJS.ProcessEnv = process.env): number {
   const raw = env[REQUEST_TIMEOUT_ENV];
   if (raw === undefined || raw.trim() === "") return REQUEST_TIMEOUT_MS;
-  if (!/^\d+$/.test(raw.trim()) || Number(raw) < 1) throw new Error(`${REQUEST_TIMEOUT_ENV} must be a positive integer (milliseconds)`);
+  // Past the longest a Node timer waits, the timer would fire at once and drop every request.
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) < 1 || Number(raw) > MAX_TIMER_MS) {
+    throw new Error(`${REQUEST_TIMEOUT_ENV} must be a positive integer (milliseconds) of at most ${MAX_TIMER_MS}`);
+  }
   return Number(raw);
 }
 

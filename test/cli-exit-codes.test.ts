@@ -344,6 +344,38 @@ const ROWS: Row[] = [
     stderrLine: "engram: ENGRAM_MEMORY_MAX_SUMMARY_BYTES must be a non-negative integer",
   },
   {
+    name: "serve with a body limit past 1 GiB is exit 2 before the store opens",
+    args: ["serve"],
+    target: "none",
+    env: { ENGRAM_DATA_DIR: "{scratchDataDir}", ENGRAM_MAX_REQUEST_BYTES: "4294967296" },
+    exit: EXIT.usage,
+    stderrLine: "engram: ENGRAM_MAX_REQUEST_BYTES must be a positive integer (bytes) of at most 1073741824",
+  },
+  {
+    name: "serve with a request timeout longer than a timer can wait is exit 2, not a timer that fires at once",
+    args: ["serve"],
+    target: "none",
+    env: { ENGRAM_DATA_DIR: "{scratchDataDir}", ENGRAM_REQUEST_TIMEOUT_MS: "2147483648" },
+    exit: EXIT.usage,
+    stderrLine: "engram: ENGRAM_REQUEST_TIMEOUT_MS must be a positive integer (milliseconds) of at most 2147483647",
+  },
+  {
+    name: "serve with a cap written as hex is exit 2, not a cap of 16",
+    args: ["serve"],
+    target: "none",
+    env: { ENGRAM_DATA_DIR: "{scratchDataDir}", ENGRAM_MEMORY_MAX_CONTENT_BYTES: "0x10" },
+    exit: EXIT.usage,
+    stderrLine: "engram: ENGRAM_MEMORY_MAX_CONTENT_BYTES must be a positive integer",
+  },
+  {
+    name: "serve with a malformed embed queue names the setting and not the value",
+    args: ["serve"],
+    target: "none",
+    env: { ENGRAM_DATA_DIR: "{scratchDataDir}", ENGRAM_EMBED_QUEUE: "marker-value" },
+    exit: EXIT.usage,
+    stderrLine: "engram: ENGRAM_EMBED_QUEUE must be an integer from 0 to 10000",
+  },
+  {
     name: "serve with a listen address that is not host:port is exit 2",
     args: ["serve", "--listen-addr", "nohost"],
     target: "none",
@@ -486,7 +518,7 @@ const ROWS: Row[] = [
 ];
 
 /** Pinned so a deleted row fails the suite instead of shrinking it. */
-const EXPECTED_ROW_COUNT = 59;
+const EXPECTED_ROW_COUNT = 63;
 
 /**
  * On the Qdrant fake the operator rows that read the seeded record still run,

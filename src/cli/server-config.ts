@@ -14,6 +14,7 @@ export async function checkServerConfig(env: NodeJS.ProcessEnv, listenAddr?: str
     import("../embed/summary-config.js"),
     listenAddr === undefined ? undefined : import("../server.js"),
   ]);
+  const app = listenAddr === undefined ? undefined : await import("../app.js");
   try {
     limitsFromEnv(env);
     loadAuthenticator(env);
@@ -22,6 +23,7 @@ export async function checkServerConfig(env: NodeJS.ProcessEnv, listenAddr?: str
     embedderFromEnv(env);
     summaryConfigFromEnv(env);
     if (server && listenAddr !== undefined) server.parseListenAddr(listenAddr);
+    app?.checkListenerSettings(env);
   } catch (err) {
     throw usageError(err instanceof Error ? err.message : String(err));
   }

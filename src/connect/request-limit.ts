@@ -9,13 +9,16 @@ export const MAX_REQUEST_BYTES_ENV = "ENGRAM_MAX_REQUEST_BYTES";
  */
 export const DEFAULT_MAX_REQUEST_BYTES = 4 * 1024 * 1024;
 
-/** Reads the limit; a malformed value fails startup rather than falling back. */
+/** 1 GiB: a body is read whole before it is decoded, so the limit is memory held per request. */
+export const MAX_MAX_REQUEST_BYTES = 1024 * 1024 * 1024;
+
+/** Reads the limit; a malformed or too large value fails startup rather than falling back. */
 export function maxRequestBytesFromEnv(env: NodeJS.ProcessEnv = process.env): number {
   const raw = env[MAX_REQUEST_BYTES_ENV];
   if (raw === undefined || raw.trim() === "") return DEFAULT_MAX_REQUEST_BYTES;
   const n = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(n) || n < 1) {
-    throw new Error(`${MAX_REQUEST_BYTES_ENV} must be a positive integer (bytes)`);
+  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(n) || n < 1 || n > MAX_MAX_REQUEST_BYTES) {
+    throw new Error(`${MAX_REQUEST_BYTES_ENV} must be a positive integer (bytes) of at most ${MAX_MAX_REQUEST_BYTES}`);
   }
   return n;
 }

@@ -83,9 +83,10 @@ export const LANE_POLICY: Record<
 
 function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number, allowZero = false): number {
   const raw = env[name];
-  if (raw === undefined || raw === "") return fallback;
+  if (raw === undefined || raw.trim() === "") return fallback;
+  // Digits only: Number() would also read "1e3", "0x10" or "1.0" as a cap.
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0 || (!allowZero && n === 0)) {
+  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(n) || (!allowZero && n === 0)) {
     throw new Error(`${name} must be a ${allowZero ? "non-negative" : "positive"} integer`);
   }
   return n;

@@ -63,7 +63,7 @@ export function embedderFromEnv(env: EmbedderEnv = process.env): Embedder {
   }
   const dim = /^[0-9]+$/.test(dimText) ? Number(dimText) : NaN;
   if (!Number.isSafeInteger(dim) || dim < 1) {
-    throw new Error(`ENGRAM_EMBED_DIM must be a positive integer, got "${dimText}"`);
+    throw new Error(`ENGRAM_EMBED_DIM must be a positive integer`);
   }
 
   const timeoutText = get("ENGRAM_EMBED_TIMEOUT");
@@ -72,7 +72,7 @@ export function embedderFromEnv(env: EmbedderEnv = process.env): Embedder {
     timeoutMs = parseDurationMs(timeoutText);
     if (timeoutMs === undefined) {
       throw new Error(
-        `ENGRAM_EMBED_TIMEOUT must be a positive duration such as "30s", "500ms" or "2m", got "${timeoutText}"`,
+        `ENGRAM_EMBED_TIMEOUT must be a positive duration such as "30s", "500ms" or "2m"`,
       );
     }
   }
@@ -87,7 +87,7 @@ export function intSetting(get: (name: string) => string | undefined, name: stri
   if (text === undefined) return undefined;
   const n = /^[0-9]+$/.test(text) ? Number(text) : NaN;
   if (!Number.isSafeInteger(n) || n < min || n > max) {
-    throw new Error(`${name} must be an integer from ${min} to ${max}, got "${text}"`);
+    throw new Error(`${name} must be an integer from ${min} to ${max}`);
   }
   return n;
 }

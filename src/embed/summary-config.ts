@@ -47,7 +47,7 @@ function durationSetting(get: (name: string) => string | undefined, name: string
   const text = get(name);
   if (text === undefined) return dflt;
   const ms = durationMs(text);
-  if (ms === undefined) throw new Error(`${name} must be a duration such as "30s", "500ms" or "2m", got "${text}"`);
+  if (ms === undefined) throw new Error(`${name} must be a duration such as "30s", "500ms" or "2m"`);
   return ms;
 }
 
