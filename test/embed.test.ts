@@ -376,11 +376,11 @@ describe("embedder configuration from the environment", () => {
     ).toThrow(/ENGRAM_EMBED_DIM is required/);
   });
 
-  it("rejects a dimension that is not a positive integer", () => {
-    for (const dim of ["0", "-3", "12.5", "abc"]) {
+  it("rejects a dimension that is not an integer from 1 to 65536, without repeating it", () => {
+    for (const dim of ["0", "-3", "12.5", "abc", "65537", "9007199254740991"]) {
       expect(() =>
         embedderFromEnv({ ENGRAM_OPENAI_BASE_URL: "https://api.openai.com", ENGRAM_EMBED_MODEL: "m", ENGRAM_EMBED_DIM: dim }),
-      ).toThrow(/ENGRAM_EMBED_DIM must be a positive integer/);
+      ).toThrow(/^ENGRAM_EMBED_DIM must be an integer from 1 to 65536$/);
     }
   });
 

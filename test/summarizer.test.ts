@@ -80,6 +80,14 @@ describe("the chat summarizer", () => {
     expect(chat.requests.slice(before).map((r) => r.authorization)).toEqual(["Bearer embed-key", undefined, "Bearer chat-key"]);
   });
 
+  it("refuses a timeout set past its ceiling, or a ceiling past the longest timer, instead of lowering it", () => {
+    const config = (env: Record<string, string>) => () => summaryConfigFromEnv({ ENGRAM_SUMMARY_MODEL: "m", ENGRAM_OPENAI_CHAT_BASE_URL: "http://127.0.0.1:1", ...env });
+    expect(config({ ENGRAM_SUMMARY_TIMEOUT: "20m" })).toThrow(/^ENGRAM_SUMMARY_TIMEOUT must be at most ENGRAM_SUMMARY_MAX_TIMEOUT \(10m unless set\)$/);
+    expect(config({ ENGRAM_SUMMARY_MAX_TIMEOUT: "1000h" })).toThrow(/^ENGRAM_SUMMARY_MAX_TIMEOUT must be at most 2147483647ms$/);
+    // A ceiling set below the default timeout lowers only the default.
+    expect(config({ ENGRAM_SUMMARY_MAX_TIMEOUT: "5s" })).not.toThrow();
+  });
+
   it("times out at the ceiling when the timeout is 0, naming the endpoint", async () => {
     chat.mode = "hold";
     try {

@@ -24,6 +24,9 @@ const OPENAI_ONLY = ["ENGRAM_EMBED_MODEL", "ENGRAM_EMBED_DIM", "ENGRAM_OPENAI_AP
  * names the variable; values are quoted only for settings that cannot be
  * secret (the base URL may carry credentials, so it is never quoted).
  */
+/** Past any embedding model's output; a larger dimension only makes the index fail to size itself. */
+const MAX_EMBED_DIM = 65_536;
+
 export function embedderFromEnv(env: EmbedderEnv = process.env): Embedder {
   const get = (name: string): string | undefined => {
     const v = env[name]?.trim();
@@ -62,8 +65,8 @@ export function embedderFromEnv(env: EmbedderEnv = process.env): Embedder {
     );
   }
   const dim = /^[0-9]+$/.test(dimText) ? Number(dimText) : NaN;
-  if (!Number.isSafeInteger(dim) || dim < 1) {
-    throw new Error(`ENGRAM_EMBED_DIM must be a positive integer`);
+  if (!Number.isSafeInteger(dim) || dim < 1 || dim > MAX_EMBED_DIM) {
+    throw new Error(`ENGRAM_EMBED_DIM must be an integer from 1 to ${MAX_EMBED_DIM}`);
   }
 
   const timeoutText = get("ENGRAM_EMBED_TIMEOUT");
@@ -81,7 +84,7 @@ export function embedderFromEnv(env: EmbedderEnv = process.env): Embedder {
   return new OpenAIEmbedder({ baseUrl, apiKey, model, dim, timeoutMs, queue });
 }
 
-/** An optional integer setting within [min, max]; these values are never secret, so they are quoted. */
+/** An optional integer setting within [min, max]; refused without its value, as every setting is. */
 export function intSetting(get: (name: string) => string | undefined, name: string, min: number, max: number): number | undefined {
   const text = get(name);
   if (text === undefined) return undefined;

@@ -79,9 +79,15 @@ export function summaryConfigFromEnv(env: EmbedderEnv = process.env): SummaryCon
     throw new Error(`${chatBase !== undefined ? "ENGRAM_OPENAI_CHAT_BASE_URL" : "ENGRAM_OPENAI_BASE_URL"} must be an absolute http:// or https:// URL`);
   }
   const apiKey = get("ENGRAM_OPENAI_CHAT_API_KEY") ?? (chatBase === undefined ? get("ENGRAM_OPENAI_API_KEY") : undefined);
+  // Refused rather than lowered: a timeout past its ceiling (or past the longest timer) would not be the one set.
   const ceiling = durationSetting(get, "ENGRAM_SUMMARY_MAX_TIMEOUT", DEFAULT_SUMMARY_MAX_TIMEOUT_MS) || DEFAULT_SUMMARY_MAX_TIMEOUT_MS;
+  if (ceiling > MAX_OPENAI_TIMEOUT_MS) throw new Error(`ENGRAM_SUMMARY_MAX_TIMEOUT must be at most ${MAX_OPENAI_TIMEOUT_MS}ms`);
   const timeout = durationSetting(get, "ENGRAM_SUMMARY_TIMEOUT", DEFAULT_SUMMARY_TIMEOUT_MS);
-  const timeoutMs = Math.min(timeout === 0 ? ceiling : timeout, ceiling, MAX_OPENAI_TIMEOUT_MS);
+  if (get("ENGRAM_SUMMARY_TIMEOUT") !== undefined && timeout > ceiling) {
+    throw new Error("ENGRAM_SUMMARY_TIMEOUT must be at most ENGRAM_SUMMARY_MAX_TIMEOUT (10m unless set)");
+  }
+  // Only the default is lowered to a ceiling set below it.
+  const timeoutMs = timeout === 0 ? ceiling : Math.min(timeout, ceiling);
   const summarizer = new ChatSummarizer({
     baseUrl,
     apiKey,
