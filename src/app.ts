@@ -118,6 +118,19 @@ function startSummaryQueue(summary: SummaryConfig | undefined, env: NodeJS.Proce
  * load only here, so `engram serve` and the operator verbs never load the
  * stdio transport.
  */
+/** The store's settings, for the check `serve` and `mcp` make before anything opens (src/cli/server-config.ts). */
+export function checkStoreSettings(env: NodeJS.ProcessEnv): void {
+  const url = env.ENGRAM_QDRANT_URL;
+  if (!url) return;
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(url).protocol;
+  } catch {
+    protocol = undefined;
+  }
+  if (protocol !== "http:" && protocol !== "https:") throw new Error("ENGRAM_QDRANT_URL must be an absolute http:// or https:// URL");
+}
+
 /** The listener's settings, for the check `serve` makes before anything opens (src/cli/server-config.ts). */
 export function checkListenerSettings(env: NodeJS.ProcessEnv): void {
   maxRequestBytesFromEnv(env);

@@ -376,6 +376,14 @@ const ROWS: Row[] = [
     stderrLine: "engram: ENGRAM_EMBED_QUEUE must be an integer from 0 to 10000",
   },
   {
+    name: "mcp with a Qdrant URL that is not one is exit 2, naming the setting and not the value",
+    args: ["mcp"],
+    target: "none",
+    env: { ENGRAM_DATA_DIR: "{scratchDataDir}", ENGRAM_QDRANT_URL: "marker-value" },
+    exit: EXIT.usage,
+    stderrLine: "engram: ENGRAM_QDRANT_URL must be an absolute http:// or https:// URL",
+  },
+  {
     name: "serve with a listen address that is not host:port is exit 2",
     args: ["serve", "--listen-addr", "nohost"],
     target: "none",
@@ -518,7 +526,7 @@ const ROWS: Row[] = [
 ];
 
 /** Pinned so a deleted row fails the suite instead of shrinking it. */
-const EXPECTED_ROW_COUNT = 63;
+const EXPECTED_ROW_COUNT = 64;
 
 /**
  * On the Qdrant fake the operator rows that read the seeded record still run,
@@ -527,6 +535,8 @@ const EXPECTED_ROW_COUNT = 63;
  */
 const RUN_ROWS: Row[] = ON_QDRANT_FAKE
   ? ROWS.map((r) => (r.env?.ENGRAM_DATA_DIR === "{operatorDataDir}" ? { ...r, name: `${r.name} (operator store: embedded)` } : r))
+      // A row that sets the Qdrant URL itself runs once: on the fake the child's URL is the fake's.
+      .filter((r) => r.env?.ENGRAM_QDRANT_URL === undefined)
   : ROWS;
 
 // Every row is a real child process; on a loaded two-core machine they can be slow.

@@ -14,7 +14,7 @@ export async function checkServerConfig(env: NodeJS.ProcessEnv, listenAddr?: str
     import("../embed/summary-config.js"),
     listenAddr === undefined ? undefined : import("../server.js"),
   ]);
-  const app = listenAddr === undefined ? undefined : await import("../app.js");
+  const app = await import("../app.js");
   try {
     limitsFromEnv(env);
     loadAuthenticator(env);
@@ -23,7 +23,8 @@ export async function checkServerConfig(env: NodeJS.ProcessEnv, listenAddr?: str
     embedderFromEnv(env);
     summaryConfigFromEnv(env);
     if (server && listenAddr !== undefined) server.parseListenAddr(listenAddr);
-    app?.checkListenerSettings(env);
+    app.checkStoreSettings(env);
+    if (listenAddr !== undefined) app.checkListenerSettings(env);
   } catch (err) {
     throw usageError(err instanceof Error ? err.message : String(err));
   }
