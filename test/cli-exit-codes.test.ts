@@ -384,6 +384,14 @@ const ROWS: Row[] = [
     stderrLine: "engram: ENGRAM_QDRANT_URL must be an absolute http:// or https:// URL",
   },
   {
+    name: "mcp with an ENGRAM_MCP_OWNER holding whitespace is exit 2, as a static token's owner would be",
+    args: ["mcp"],
+    target: "none",
+    env: { ENGRAM_DATA_DIR: "{scratchDataDir}", ENGRAM_MCP_OWNER: "a b" },
+    exit: EXIT.usage,
+    stderrLine: "engram: ENGRAM_MCP_OWNER has whitespace or control characters",
+  },
+  {
     name: "serve with a listen address that is not host:port is exit 2",
     args: ["serve", "--listen-addr", "nohost"],
     target: "none",
@@ -526,7 +534,7 @@ const ROWS: Row[] = [
 ];
 
 /** Pinned so a deleted row fails the suite instead of shrinking it. */
-const EXPECTED_ROW_COUNT = 64;
+const EXPECTED_ROW_COUNT = 65;
 
 /**
  * On the Qdrant fake the operator rows that read the seeded record still run,

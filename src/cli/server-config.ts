@@ -7,7 +7,7 @@ import { usageError } from "./failure.js";
  * failure later on stays 1: the configuration was valid, the machine said no.
  */
 export async function checkServerConfig(env: NodeJS.ProcessEnv, listenAddr?: string): Promise<void> {
-  const [{ limitsFromEnv }, { consoleSignInFromEnv, loadAuthenticator, protectedResourceFromEnv }, { embedderFromEnv }, { summaryConfigFromEnv }, server] = await Promise.all([
+  const [{ limitsFromEnv }, { consoleSignInFromEnv, loadAuthenticator, protectedResourceFromEnv, stdioSubject }, { embedderFromEnv }, { summaryConfigFromEnv }, server] = await Promise.all([
     import("../core/limits.js"),
     import("../auth/index.js"),
     import("../embed/config.js"),
@@ -24,6 +24,7 @@ export async function checkServerConfig(env: NodeJS.ProcessEnv, listenAddr?: str
     summaryConfigFromEnv(env);
     if (server && listenAddr !== undefined) server.parseListenAddr(listenAddr);
     app.checkStoreSettings(env);
+    if (listenAddr === undefined) stdioSubject(env);
     if (listenAddr !== undefined) app.checkListenerSettings(env);
   } catch (err) {
     throw usageError(err instanceof Error ? err.message : String(err));
