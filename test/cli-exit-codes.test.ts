@@ -536,6 +536,8 @@ const ROWS: Row[] = [
 /** Pinned so a deleted row fails the suite instead of shrinking it. */
 const EXPECTED_ROW_COUNT = 65;
 
+const STORELESS_VERBS: ReadonlySet<string> = new Set(["serve", "mcp", "help", "completion", "version", "--version"]);
+
 /**
  * On the Qdrant fake the operator rows that read the seeded record still run,
  * on the embedded operator store they were seeded into, and say so in their
@@ -545,6 +547,8 @@ const RUN_ROWS: Row[] = ON_QDRANT_FAKE
   ? ROWS.map((r) => (r.env?.ENGRAM_DATA_DIR === "{operatorDataDir}" ? { ...r, name: `${r.name} (operator store: embedded)` } : r))
       // A row that sets the Qdrant URL itself runs once: on the fake the child's URL is the fake's.
       .filter((r) => r.env?.ENGRAM_QDRANT_URL === undefined)
+      // So does a row that opens no store at all (help, or a setting refused before anything opens).
+      .filter((r) => !(r.target === "none" && (r.args.length === 0 || STORELESS_VERBS.has(r.args[0]!))))
   : ROWS;
 
 // Every row is a real child process; on a loaded two-core machine they can be slow.

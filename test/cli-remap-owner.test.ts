@@ -142,24 +142,24 @@ describe("engram migrate-remap-owner", { timeout: 180_000 }, () => {
   });
 
   it("a --timeout that runs out stops the moves after a committed pass with exit 6, without repeating the value; one that runs out only as the last pass finishes stops nothing", async () => {
-    // A pass of 100 conditional writes outlasts a 1ns budget on either store.
-    const anon = Array.from({ length: 100 }, (_, i) => rec(i, ""));
-    const missing = Array.from({ length: 300 }, (_, i) => rec(1000 + i, undefined));
+    // Any pass of conditional writes outlasts a 1ns budget on either store.
+    const anon = Array.from({ length: 10 }, (_, i) => rec(i, ""));
+    const missing = Array.from({ length: 30 }, (_, i) => rec(1000 + i, undefined));
     const env = await seeded([...anon, ...missing]);
 
     const finished = await reportOf(["migrate-remap-owner", "--from-anon", "--to", "bob", "--timeout", "1ns", "--apply", "--output", "json"], env);
-    expect(finished).toEqual({ from: "anonymous", dry_run: false, would_remap: 100, remapped: 100, failed: 0, passes: 1, backlog: 0 });
+    expect(finished).toEqual({ from: "anonymous", dry_run: false, would_remap: 10, remapped: 10, failed: 0, passes: 1, backlog: 0 });
 
-    const stopped = await runEngram(["migrate-remap-owner", "--from-missing", "--to", "bob", "--batch-size", "100", "--timeout", "1ns", "--apply", "--output", "json"], env);
+    const stopped = await runEngram(["migrate-remap-owner", "--from-missing", "--to", "bob", "--batch-size", "10", "--timeout", "1ns", "--apply", "--output", "json"], env);
     expect(stopped).toEqual({
       code: EXIT.timeout,
       stdout: "",
-      stderr: "engram: --timeout ran out after 1 pass(es); the 100 record(s) moved stay moved; run `engram migrate-remap-owner … --apply` again to continue\n",
+      stderr: "engram: --timeout ran out after 1 pass(es); the 10 record(s) moved stay moved; run `engram migrate-remap-owner … --apply` again to continue\n",
     });
-    expect(owners(await byId(env))).toEqual({ bob: 200, "(none)": 200 });
+    expect(owners(await byId(env))).toEqual({ bob: 20, "(none)": 20 });
 
     const rest = await reportOf(["migrate-remap-owner", "--from-missing", "--to", "bob", "--apply", "--output", "json"], env);
-    expect(rest).toMatchObject({ would_remap: 200, remapped: 200, backlog: 0 });
+    expect(rest).toMatchObject({ would_remap: 20, remapped: 20, backlog: 0 });
   });
 
   it("a server starting on records with no owner, or anonymous records while tokens are configured, warns once with the count and names the verb that fixes it", async () => {
