@@ -120,6 +120,7 @@ async function startDribbleProxy(target: { host: string; port: number }, n: numb
 describe("the single listener", () => {
   let server: Started;
   const managers: Http2SessionManager[] = [];
+  const logged: Record<string, unknown>[] = [];
 
   beforeAll(async () => {
     server = await startServer({
@@ -127,7 +128,7 @@ describe("the single listener", () => {
       connect: standInConnect(),
       mcp: standInMcp,
       auth: new TokenAuth(parseTokenSpec("alice=tok-alice-1,bob=tok-bob-2,carol=tok-carol-3")),
-      log: silentLog,
+      log: (line) => void logged.push(line as Record<string, unknown>),
     });
   });
 
@@ -280,6 +281,14 @@ describe("the single listener", () => {
       const r = await mcpCall(["-H", "Authorization: Bearer tok-alice-2"], prior);
       expect(r.status).toBe(401);
       expect(JSON.parse(r.body)).toEqual({ code: "unauthenticated", message: "a valid bearer token is required" });
+    });
+
+    it("logs a refused MCP caller at info, as the caller's problem, naming the credential's lane and never the token", async () => {
+      const from = logged.length;
+      await mcpCall(["-H", "Authorization: Bearer tok-alice-2"], false);
+      const lines = logged.slice(from).filter((l) => String(l.msg).startsWith("mcp request rejected"));
+      expect(lines).toEqual([{ level: "info", msg: "mcp request rejected: missing or invalid bearer token", path: "/mcp", credential: "static", failure: "invalid" }]);
+      expect(JSON.stringify(logged)).not.toContain("tok-alice-2");
     });
 
     it.each([false, true])("hands a right token's owner to the MCP handler (HTTP/2: %s)", async (prior) => {
