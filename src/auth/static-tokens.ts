@@ -19,15 +19,13 @@ import { ANONYMOUS, ownerSubject, type Subject } from "../model/subject.js";
 import { admitted, refused, type AuthLane, type AuthResult } from "./auth-result.js";
 import type { Authenticator } from "./authenticator.js";
 import { BEARER_TOKEN_FORBIDDEN } from "./bearer-token.js";
+import { ownerShapeProblem } from "./owner-shape.js";
 
 export const AUTH_TOKENS_ENV = "ENGRAM_AUTH_TOKENS";
 export const AUTH_TOKENS_FILE_ENV = "ENGRAM_AUTH_TOKENS_FILE";
 /** The original's name for the same `owner=token` list; both may be set and are merged. */
 export const SERVICE_STATIC_TOKENS_ENV = "ENGRAM_SERVICE_AUTH_STATIC_TOKENS";
 
-/** Owners are record keys and log fields: keep them printable and whitespace-free. */
-const OWNER_FORBIDDEN = /[\s\u0000-\u001f\u007f=]/;
-const NAMESPACED = /^\d+:/;
 
 type ParseOptions = {
   /** Name used as the prefix of error messages (an env var name, or "token file"). */
@@ -69,11 +67,12 @@ function parseEntries(spec: string, options: ParseOptions): Entry[] {
     if (token.length === 0) {
       throw new Error(`${where} has an empty token`);
     }
-    if (OWNER_FORBIDDEN.test(owner)) {
+    // The owner ends at the first "=", so it never holds one.
+    const problem = ownerShapeProblem(owner);
+    if (problem === "whitespace") {
       throw new Error(`${where} has an owner with whitespace or control characters`);
     }
-    // The OIDC lanes store a non-email owner as <len>:<claim>:<len>:<value>; a static owner of that shape could be one of them.
-    if (NAMESPACED.test(owner)) {
+    if (problem === "namespaced") {
       throw new Error(`${where} has an owner in the <length>:<claim>: form the OIDC lanes use`);
     }
     if (BEARER_TOKEN_FORBIDDEN.test(token)) {

@@ -1,4 +1,5 @@
 import { ANONYMOUS, ownerSubject, type Subject } from "../model/subject.js";
+import { ownerShapeProblem } from "./owner-shape.js";
 
 export const MCP_OWNER_ENV = "ENGRAM_MCP_OWNER";
 
@@ -11,7 +12,8 @@ export function stdioSubject(env: NodeJS.ProcessEnv = process.env): Subject {
   const owner = env[MCP_OWNER_ENV];
   if (owner === undefined || owner === "") return ANONYMOUS;
   // The rules a static token's owner follows, so a stdio session can share records with one by name and with no OIDC owner by accident.
-  if (/[\s\u0000-\u001f\u007f]/.test(owner)) throw new Error(`${MCP_OWNER_ENV} has whitespace or control characters`);
-  if (/^\d+:/.test(owner)) throw new Error(`${MCP_OWNER_ENV} is in the <length>:<claim>: form the OIDC lanes use`);
+  const problem = ownerShapeProblem(owner);
+  if (problem === "whitespace") throw new Error(`${MCP_OWNER_ENV} has whitespace or control characters`);
+  if (problem === "namespaced") throw new Error(`${MCP_OWNER_ENV} is in the <length>:<claim>: form the OIDC lanes use`);
   return ownerSubject(owner);
 }
