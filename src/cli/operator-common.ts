@@ -78,10 +78,10 @@ export function batchSize(value: bigint | undefined, dflt: number = DEFAULT_BATC
 }
 
 /** `--scope` | `--all-scopes`, exactly one. */
-export function addScopeFlags(cmd: Command): Command {
+export function addScopeFlags(cmd: Command, more: { scope?: string; allScopes?: string } = {}): Command {
   return cmd
-    .option("--scope <scope>", "work on this one scope")
-    .option("--all-scopes", "work on every scope, every owner");
+    .option("--scope <scope>", `work on this one scope${more.scope ?? ""}`)
+    .option("--all-scopes", `work on every scope, every owner${more.allScopes ?? ""}`);
 }
 
 export const SCOPE_ALL_SCOPES_EXCLUSIVE = "scope and all-scopes cannot be combined; all-scopes already covers every scope";

@@ -4,7 +4,7 @@ import type { OutputMode } from "./client-flags.js";
 import { ruleError } from "../argerror/index.js";
 import { usageError } from "./failure.js";
 import { parseUint } from "./list-values.js";
-import { addOutputFlag, addSweepTimeoutFlag, outputMode, parseSweepTimeout, SweepTimeoutError, writeDocument } from "./operator-common.js";
+import { addOutputFlag, addScopeFlags, addSweepTimeoutFlag, outputMode, parseSweepTimeout, SweepTimeoutError, writeDocument } from "./operator-common.js";
 import { loopHooks, scopeChoice, sweepTimedOut } from "./operator-lifecycle.js";
 import { progressMode } from "./operator-progress.js";
 import { SWEEP_CHECK, withServingStore } from "./operator-store.js";
@@ -76,9 +76,7 @@ export function registerSpineReviewConsolidate(group: Command): void {
         "vector index (approximate on a large store, never every pair), each pair once, best first, with both records' scopes. " +
         "Nothing is embedded and nothing is written; merge or archive what it finds yourself. One of --scope and --all-scopes is required.",
     );
-  cmd
-    .option("--scope <scope>", "work on this one scope (this or --all-scopes is required)")
-    .option("--all-scopes", "work on every scope, every owner; pairs may cross scopes")
+  addScopeFlags(cmd, { scope: " (this or --all-scopes is required)", allScopes: "; pairs may cross scopes" })
     .addOption(new Option("--min-score <cosine>", "only pairs scoring at least this, from -1 to 1").default(undefined, "no filter"))
     .addOption(new Option("--top-k <n>", `neighbours asked for per record, 1 to ${TOP_K_MAX}`).argParser(parseUint).default(BigInt(TOP_K_DEFAULT), String(TOP_K_DEFAULT)));
   addOutputFlag(cmd);
