@@ -4,6 +4,7 @@
  * arrive. Each refuses what it cannot use at start, naming the variable.
  */
 import net from "node:net";
+import { MAX_TIMER_MS } from "./model/index.js";
 
 export const ALLOWED_ORIGINS_ENV = "ENGRAM_ALLOWED_ORIGINS";
 export const REQUEST_TIMEOUT_ENV = "ENGRAM_REQUEST_TIMEOUT_MS";
@@ -27,9 +28,6 @@ export function allowedOriginsFromEnv(env: NodeJS.ProcessEnv = process.env): str
       return origin;
     });
 }
-
-/** The longest a Node timer can wait. */
-const MAX_TIMER_MS = 2_147_483_647;
 
 export function requestTimeoutFromEnv(env: NodeJS.ProcessEnv = process.env): number {
   const raw = env[REQUEST_TIMEOUT_ENV];

@@ -3,6 +3,7 @@ import { Option, type Command } from "commander";
 import { parseDurationMs } from "./duration.js";
 import { bearerTokenUnsendable } from "../auth/bearer-token.js";
 import { usageError } from "./failure.js";
+import { MAX_TIMER_HOURS } from "../model/index.js";
 
 export type OutputMode = "json" | "text";
 
@@ -27,8 +28,7 @@ export type ClientFlagValues = {
 export const INSECURE_WARNING = "WARNING: TLS certificate verification is disabled (--insecure); do not use against an untrusted network";
 
 export const DEFAULT_TIMEOUT = "30s";
-const MAX_TIMEOUT_HOURS = 596;
-const MAX_TIMEOUT_MS = MAX_TIMEOUT_HOURS * 3_600_000;
+const MAX_TIMEOUT_MS = MAX_TIMER_HOURS * 3_600_000;
 
 /**
  * The flags every client verb shares. Having `--server` is what marks a
@@ -62,7 +62,7 @@ export function resolveClient(values: ClientFlagValues, cmd: Command, env: NodeJ
   const from = cmd.getOptionValueSource("timeout") === "env" ? "ENGRAM_TIMEOUT" : "--timeout";
   if (ms === undefined || ms <= 0) throw usageError(`${from} must be a positive duration such as 500ms, 30s or 2m`);
   // Node timers cannot wait longer than 2^31-1 ms; a longer deadline would fire at once.
-  if (ms > MAX_TIMEOUT_MS) throw usageError(`${from} must be at most ${MAX_TIMEOUT_HOURS}h`);
+  if (ms > MAX_TIMEOUT_MS) throw usageError(`${from} must be at most ${MAX_TIMER_HOURS}h`);
 
   const server = values.server?.trim() ?? "";
   if (server === "") throw usageError("--server or ENGRAM_SERVER_URL is required");

@@ -3,6 +3,7 @@ import { ArgError, type ExitCode } from "../argerror/index.js";
 import type { OutputMode } from "./client-flags.js";
 import { parseDurationMs } from "./duration.js";
 import { CliFailure, cliLine, usageError } from "./failure.js";
+import { MAX_TIMER_HOURS } from "../model/index.js";
 import { parseUint } from "./list-values.js";
 
 /**
@@ -13,7 +14,6 @@ import { parseUint } from "./list-values.js";
  */
 
 export const DEFAULT_SWEEP_TIMEOUT = "5m";
-const MAX_TIMEOUT_HOURS = 596;
 
 /** `--output json|text`, defaulting to text on a terminal and json otherwise, exactly as the client verbs do. */
 export function addOutputFlag(cmd: Command): Command {
@@ -40,7 +40,7 @@ export function parseSweepTimeout(text: string | undefined): number {
   const plainZero = text !== undefined && /^\s*0\s*$/.test(text);
   if (plainZero) return 0;
   if (ms === undefined || ms < 0) throw usageError("--timeout must be a duration such as 30s, 5m or 1h, or 0 for no limit");
-  if (ms > MAX_TIMEOUT_HOURS * 3_600_000) throw usageError(`--timeout must be at most ${MAX_TIMEOUT_HOURS}h, or 0 for no limit`);
+  if (ms > MAX_TIMER_HOURS * 3_600_000) throw usageError(`--timeout must be at most ${MAX_TIMER_HOURS}h, or 0 for no limit`);
   return Math.ceil(ms);
 }
 
@@ -48,7 +48,7 @@ export function parseSweepTimeout(text: string | undefined): number {
 export function parsePositiveSweepTimeout(text: string | undefined): number {
   const ms = parseDurationMs(text ?? DEFAULT_SWEEP_TIMEOUT);
   if (ms === undefined || ms <= 0) throw usageError("--timeout must be a positive duration such as 30s, 5m or 1h");
-  if (ms > MAX_TIMEOUT_HOURS * 3_600_000) throw usageError(`--timeout must be at most ${MAX_TIMEOUT_HOURS}h`);
+  if (ms > MAX_TIMER_HOURS * 3_600_000) throw usageError(`--timeout must be at most ${MAX_TIMER_HOURS}h`);
   return Math.ceil(ms);
 }
 

@@ -4,6 +4,7 @@ import type { Embedder, EmbedderIdentity } from "./embedder.js";
 import { EmbedderError } from "./embedder-error.js";
 import { endpointName, endpointUrl, providerErrorCode, transportCause } from "./openai-endpoint.js";
 import { toUnitVector } from "./unit-vector.js";
+import { MAX_TIMER_MS } from "../model/index.js";
 
 export interface OpenAIEmbedderConfig {
   /** e.g. "https://api.openai.com" or "http://127.0.0.1:11434/v1". */
@@ -30,7 +31,7 @@ const DEFAULT_QUEUE = 32;
 /** Provider statuses that mean "not now" rather than "never": answered as unavailable. */
 const BUSY_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
 /** Node timers (and so AbortSignal.timeout) clamp anything longer to 1 ms. */
-export const MAX_OPENAI_TIMEOUT_MS = 2 ** 31 - 1;
+export const MAX_OPENAI_TIMEOUT_MS = MAX_TIMER_MS;
 const SOURCE = "openai-compatible embedder";
 
 /**

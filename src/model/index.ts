@@ -6,3 +6,4 @@ export { randomShortId, mintShortId, ShortIdExhaustedError, SHORT_ID_LENGTH, SHO
 export type { Logger, LogFields } from "./logger.js";
 export { silentLogger } from "./logger.js";
 export { lexicalTerms, distinctTerms, searchableText } from "./lexical-terms.js";
+export { MAX_TIMER_MS, MAX_TIMER_HOURS } from "./timer-limit.js";

@@ -27,7 +27,7 @@ export const MAY_IMPORT = {
   cli: ["app.ts", "argerror", "auth", "core", "data-dir.ts", "embed", "gen", "model", "operator", "server.ts", "store"],
   "app.ts": ["auth", "connect", "core", "data-dir.ts", "embed", "mcp", "observe", "server.ts", "stderr-logger.ts", "store"],
   "server.ts": ["auth", "listen-config.ts", "node-http.ts", "ui"],
-  "listen-config.ts": [],
+  "listen-config.ts": ["model"],
   "node-http.ts": [],
   "data-dir.ts": [],
   "stderr-logger.ts": ["model"],
