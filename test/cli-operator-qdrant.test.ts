@@ -272,6 +272,19 @@ describe("operator verbs when Qdrant cannot be reached", { timeout: 120_000 }, (
       expect(run.stderr).toMatch(/^engram: /);
     }
   });
+
+  it("serve and mcp exit 5 as well, with the line migrate status gives, before anything listens", async () => {
+    const down = await startQdrantFake({ warn: () => {} });
+    const url = down.url;
+    await down.close();
+    const env = { ENGRAM_QDRANT_URL: url, ENGRAM_DATA_DIR: join(REPO, "no-such-dir-engram") };
+    const status = await runEngram(["migrate", "status"], env);
+    const line = status.stderr.trim().split("\n").pop();
+    for (const args of [["serve", "--listen-addr", "127.0.0.1:0"], ["mcp"]]) {
+      const run = await runEngram(args, env);
+      expect({ args, code: run.code, stdout: run.stdout, line: run.stderr.trim().split("\n").pop() }).toEqual({ args, code: EXIT.unavailable, stdout: "", line });
+    }
+  });
 });
 
 describe("engram spine-review on Qdrant", { timeout: 180_000 }, () => {

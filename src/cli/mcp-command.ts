@@ -22,7 +22,8 @@ export function registerMcpCommand(program: Command): void {
       } catch (err) {
         // A start refusal (the store, the embedder) is a usage error; once serving, a failure is not.
         if (err instanceof StartupError) throw usageError(err.message);
-        throw err;
+        const { qdrantFailure } = await import("./operator-store.js");
+        throw qdrantFailure(err);
       }
     });
 }

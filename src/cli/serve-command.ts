@@ -22,7 +22,9 @@ export function registerServeCommand(program: Command): void {
         running = await serve({ listenAddr: opts.listenAddr });
       } catch (err) {
         if (err instanceof StartupError) throw usageError(err.message);
-        throw err;
+        // A store that cannot be reached at start is the exit table's unavailable (5), as on every operator verb.
+        const { qdrantFailure } = await import("./operator-store.js");
+        throw qdrantFailure(err);
       }
       // Load the model before the first request pays for it.
       if (running.engram.deps.embedder === sharedLocalEmbedder()) await sharedLocalEmbedder().warmUp();
