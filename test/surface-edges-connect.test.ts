@@ -403,6 +403,23 @@ describe("a foreign Origin gets a bare 403 (issue 24 item 9)", () => {
   });
 });
 
+describe("a path no route serves", () => {
+  it.each([
+    { caller: "without a bearer", headers: {} as Record<string, string> },
+    { caller: "with a refused bearer", headers: { authorization: "Bearer not-a-token" } as Record<string, string> },
+    { caller: "with a good bearer", headers: AUTH },
+  ])("is 404 with no challenge, $caller: a challenge is for a 401 only", async ({ headers }) => {
+    const a = await new Promise<{ status: number; challenge: unknown }>((done, fail) => {
+      const req = http.request(`${srv.url}/engram.v1.EngramService/NoSuchMethod`, { method: "POST", headers: { ...headers, "content-type": "application/json" } }, (res) => {
+        res.resume().on("end", () => done({ status: res.statusCode ?? 0, challenge: res.headers["www-authenticate"] }));
+      });
+      req.on("error", fail);
+      req.end("{}");
+    });
+    expect(a).toEqual({ status: 404, challenge: undefined });
+  });
+});
+
 /** Somewhere with no buf.yaml: buf can learn the schema only by reflection. */
 const ELSEWHERE = mkdtempSync(join(tmpdir(), "engram-edges-bufcurl-"));
 afterAll(() => rmSync(ELSEWHERE, { recursive: true, force: true }));

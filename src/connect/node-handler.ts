@@ -55,6 +55,8 @@ export function connectNodeHandler(opts: ConnectHandlerOptions): (req: NodeReque
     const path = (req.url ?? "").split("?", 2)[0] ?? "";
     const handler = handlers.get(path);
     if (!handler) {
+      // No route, so nothing to authenticate for: the listener's challenge belongs to a 401.
+      (res as ServerResponse).removeHeader("www-authenticate");
       (res as ServerResponse).writeHead(404);
       res.end();
       return;
