@@ -360,6 +360,15 @@ const ROWS: Row[] = [
     stderrLine: "engram: ENGRAM_REQUEST_TIMEOUT_MS must be a positive integer (milliseconds) of at most 2147483647",
   },
   {
+    name: "serve with an allowed origin that is not an http(s) origin is exit 2 before the store opens, naming the entry and not its value",
+    args: ["serve"],
+    target: "none",
+    env: { ENGRAM_DATA_DIR: "{scratchDataDir}", ENGRAM_ALLOWED_ORIGINS: "https://ok.example, ftp://marker-value.example" },
+    exit: EXIT.usage,
+    stderrLine: "engram: ENGRAM_ALLOWED_ORIGINS: entry 2 must be an http(s) origin such as https://app.example",
+    stderrLacks: "marker-value",
+  },
+  {
     name: "serve with a cap written as hex is exit 2, not a cap of 16",
     args: ["serve"],
     target: "none",
@@ -534,7 +543,7 @@ const ROWS: Row[] = [
 ];
 
 /** Pinned so a deleted row fails the suite instead of shrinking it. */
-const EXPECTED_ROW_COUNT = 65;
+const EXPECTED_ROW_COUNT = 66;
 
 const STORELESS_VERBS: ReadonlySet<string> = new Set(["serve", "mcp", "help", "completion", "version", "--version"]);
 
