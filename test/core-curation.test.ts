@@ -253,4 +253,18 @@ describe("search's recall-gate report", () => {
     expect(relaxed.memories[0]!.id).toBe(hidden.id);
     expect(relaxed.recall_gate_hidden.total).toBe(0);
   });
+
+  it("counts a record the gate still hides when an include flag lets another through, each record once", async () => {
+    const t = testCore();
+    const s = ownerSubject("alice");
+    const archived = await t.core.storeMemory(s, { ...base, content: "quokka telemetry pipeline" });
+    const old = await t.core.storeMemory(s, { ...base, content: "quokka telemetry" });
+    for (const filler of ["lunch is at noon", "the build runs nightly", "tabs, not spaces"]) await t.core.storeMemory(s, { ...base, content: filler });
+    await t.core.archiveMemory(s, { ids: [archived.id] });
+    await t.core.supersedeMemory(s, { ...base, content: "dashboards moved to grafana", supersedes: [old.id] });
+    const r = await t.core.searchMemories(s, { query: "quokka telemetry pipeline", scope: "repo:x", k: 2, include_archived: true }, "connect");
+    expect(r.memories[0]!.id).toBe(archived.id);
+    expect(r.memories.map((m) => m.id)).not.toContain(old.id);
+    expect(r.recall_gate_hidden).toEqual({ total: 1, archived: 0, superseded: 1, expired: 0, scheduled: 0 });
+  });
 });

@@ -33,9 +33,14 @@ export async function searchMemories(deps: CoreDeps, subject: Subject, a: Search
     deps.store.search({ ...liftedQuery(q), onlyGated: true }, vector, query, candidateK(k)),
     deps.store.termWeights(terms),
   ]);
-  // With nothing gated, the lifted ranking is the visible one: rank once.
+  // The gated search asks for every gated record, also those this request's
+  // include_* flags let through, which are among the visible ones already:
+  // each record is a candidate once, or it could fill two of the lifted top k.
+  const seen = new Set(visible.map((h) => h.record.id));
+  const hidden = gated.filter((h) => !seen.has(h.record.id));
+  // With nothing hidden, the lifted ranking is the visible one: rank once.
   const [hits, lifted = hits] =
-    gated.length === 0 ? await rankRecall(deps.store, terms, weights, [visible], k) : await rankRecall(deps.store, terms, weights, [visible, [...visible, ...gated]], k);
+    hidden.length === 0 ? await rankRecall(deps.store, terms, weights, [visible], k) : await rankRecall(deps.store, terms, weights, [visible, [...visible, ...hidden]], k);
   const memories = hits.map((h) =>
     a.full ? fullView(h.record, h.score) : compactView(h.record, deps.limits.summaryMaxChars, h.score),
   );
