@@ -89,6 +89,11 @@ describe("discoveries", () => {
     );
     // Connect reads an empty scope as every discovery scope.
     expect((await t.core.searchDiscoveries(s, { query: "parser" }, "connect")).discoveries).toHaveLength(1);
+    // A blank scope is an empty one there too, never a refusal naming cross_spine, which SearchDiscoveries has not.
+    expect((await t.core.searchDiscoveries(s, { query: "parser", scope: "   " }, "connect")).discoveries).toHaveLength(1);
+    expect(await rejection(t.core.searchDiscoveries(s, { query: "parser", scope: "   " }, "mcp"))).toBe(
+      "field=scope,cross_spine hint=conditional_required: scope is required unless cross_spine is true",
+    );
   });
 });
 

@@ -19,7 +19,8 @@ export async function searchDiscoveries(deps: CoreDeps, subject: Subject, a: Sea
   const policy = LANE_POLICY[lane];
   const query = checkQuery(a.query, deps.limits);
   const k = checkCount("k", a.k, deps.limits) || policy.discoveryK;
-  const crossSpine = a.cross_spine || (policy.discoveryEmptyScopeSpans && (a.scope ?? "") === "");
+  // Blank is empty, as effectiveScope reads it: on a lane whose empty scope spans, a blank one must not be refused naming cross_spine.
+  const crossSpine = a.cross_spine || (policy.discoveryEmptyScopeSpans && (a.scope ?? "").trim() === "");
   const scope = effectiveScope({ scope: a.scope, cross_spine: crossSpine });
   checkDiscoveryKind(a.kind, false);
   const q = { subject, scope, scopePrefix: DISCOVERY_PREFIX, categories: ["discovery"], kind: a.kind || undefined, gate: GATE_ON, now: nowSeconds(deps) };
