@@ -157,6 +157,18 @@ const rows: Row[] = [
     envelope: "field=created_before hint=format: created_before must be RFC3339",
     code: Code.InvalidArgument,
   },
+  {
+    name: "SearchMemories: a blank filter tag, which no record holds",
+    call: (c) => c.searchMemories({ query: "q", scope: "s", tags: ["go", " "] }),
+    envelope: "field=tags hint=required: tags entries must not be blank",
+    code: Code.InvalidArgument,
+  },
+  {
+    name: "SearchMemories: more filter tags than a record may hold",
+    call: (c) => c.searchMemories({ query: "q", scope: "s", tags: Array.from({ length: 129 }, (_, i) => `t${i}`) }),
+    envelope: "field=tags hint=too_many: too many tags: 129 (max 128)",
+    code: Code.OutOfRange,
+  },
   // ListMemories: limit, trio, visibility, scope rule, window, cursor.
   {
     name: "ListMemories: limit above the maximum",
@@ -281,7 +293,7 @@ describe("every foundation validation over Connect", () => {
 
   it("covers a pinned number of validations, each with a unique name", () => {
     expect(new Set(rows.map((r) => r.name)).size).toBe(rows.length);
-    expect(rows.length).toBe(38);
+    expect(rows.length).toBe(40);
   });
 
   for (const row of rows) {

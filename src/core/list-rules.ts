@@ -7,6 +7,7 @@ import { budgetedPage } from "./budgeted-page.js";
 import { coverage, type Coverage } from "./coverage.js";
 import { nowSeconds, type CoreDeps } from "./deps.js";
 import { isRuleScope, RULE_SCOPE_SENTENCE } from "./rule-checks.js";
+import { checkTags } from "./validate.js";
 import { fullView, type MemoryView } from "./view.js";
 
 export type RuleView = Pick<MemoryView, "id" | "short_id" | "summary" | "tags" | "scope" | "created_at">;
@@ -22,6 +23,7 @@ export async function listRules(deps: CoreDeps, subject: Subject, a: ListRulesAr
   scopes.forEach((s, i) => {
     if (!isRuleScope(s)) throw argError("scopes", "prefix", `scope at position ${i} ${RULE_SCOPE_SENTENCE}`);
   });
+  checkTags(a.tags, deps.limits);
   const base = { subject, categories: ["rule"], tags: a.tags, gate: GATE_ON, now: nowSeconds(deps) };
   const page = { order: "asc" as const, limit: deps.limits.maxRecall };
   const records: MemoryRecord[] = [];

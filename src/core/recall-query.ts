@@ -2,7 +2,7 @@ import type { RecordQuery } from "../store/index.js";
 import type { RecallFilterArgs } from "./args.js";
 import { nowSeconds, type CoreDeps } from "./deps.js";
 import type { Subject } from "../model/subject.js";
-import { parseRfc3339 } from "./validate.js";
+import { checkTags, parseRfc3339 } from "./validate.js";
 
 export type CreatedWindow = { after?: Date; before?: Date };
 
@@ -23,6 +23,9 @@ export function recallQuery(
   window: CreatedWindow = createdWindow(a),
 ): RecordQuery {
   const { after, before } = window;
+  // A record holds no blank tag and at most maxTags of them, so a filter past either would match
+  // nothing, silently: it gets the envelope a write gets for the same list.
+  checkTags(a.tags, deps.limits);
   const q: RecordQuery = {
     subject,
     scope,
