@@ -60,4 +60,19 @@ describe("archive then restore a mixed batch", () => {
     expect(all.memories).toHaveLength(2);
     expect(all.recallGateHidden?.total).toBe(0n);
   });
+
+  it("a rule replaced in place by id stays archived, and a superseded discovery stays superseded", async () => {
+    const alice = server.client("tok-a");
+    const rule = await alice.storeRule({ content: "lint before a commit", summary: "lint first", scope: "rule:repo:arc" });
+    await alice.archiveMemory({ ids: [rule.id] });
+    await alice.storeRule({ id: rule.id, content: "lint and test before a commit", summary: "lint and test", scope: "rule:repo:arc" });
+    expect((await alice.listRules({ scopes: ["rule:repo:arc"] })).rules).toEqual([]);
+    expect((await alice.getMemory({ id: rule.id })).memory!.archivedAt).toBeDefined();
+
+    const citations = [{ kind: "file", ref: "src/a.ts", locator: "1", pin: "", excerpt: "" }];
+    const d = await alice.storeDiscovery({ content: "config lives in a.ts", kind: "map", scope: "discovery:repo:arc", citations });
+    const next = await alice.supersedeMemory({ ...rec("config moved to b.ts"), supersedes: [d.id] });
+    await alice.storeDiscovery({ id: d.id, content: "config lives in c.ts", kind: "map", scope: "discovery:repo:arc", citations });
+    expect((await alice.getMemory({ id: d.id })).memory).toMatchObject({ content: "config lives in c.ts", supersededBy: next.id });
+  });
 });

@@ -97,6 +97,33 @@ describe("discoveries", () => {
   });
 });
 
+describe("replacing a discovery or a rule in place by id", () => {
+  it("keeps a superseded, archived discovery superseded and archived, so its chain keeps one live head", async () => {
+    const t = testCore();
+    const s = ownerSubject("alice");
+    const cites = [{ kind: "file", ref: "src/a.ts", locator: "1-4", excerpt: "x" }];
+    const d = await t.core.storeDiscovery(s, { content: "the parser lives in a.ts", kind: "map", scope: "discovery:repo:x", citations: cites });
+    const next = await t.core.supersedeMemory(s, { ...base, content: "the parser moved to b.ts", supersedes: [d.id] });
+    await t.core.archiveMemory(s, { ids: [d.id] });
+    const before = await t.core.getMemory(s, { id: d.id });
+    await t.core.storeDiscovery(s, { id: d.id, content: "the parser lives in c.ts", kind: "fact", scope: "discovery:repo:x", citations: cites });
+    const after = await t.core.getMemory(s, { id: d.id });
+    expect(after).toMatchObject({ content: "the parser lives in c.ts", kind: "fact", short_id: d.short_id, superseded_by: next.id, archived_at: before.archived_at, created_at: before.created_at });
+    expect(await rejection(t.core.supersedeMemory(s, { ...base, content: "a second head", supersedes: [d.id] }))).toMatch(/^target is already superseded/);
+  });
+
+  it("keeps an archived rule archived until it is restored", async () => {
+    const t = testCore();
+    const s = ownerSubject("alice");
+    const r = await t.core.storeRule(s, { content: "run the linter before a commit", summary: "lint first", scope: "rule:repo:x" });
+    await t.core.archiveMemory(s, { ids: [r.id] });
+    await t.core.storeRule(s, { id: r.id, content: "run the linter and the tests before a commit", summary: "lint and test first", scope: "rule:repo:x" });
+    expect((await t.core.listRules(s, { scopes: ["rule:repo:x"] })).rules).toEqual([]);
+    await t.core.restoreMemory(s, { ids: [r.id] });
+    expect((await t.core.listRules(s, { scopes: ["rule:repo:x"] })).rules.map((x) => x.summary)).toEqual(["lint and test first"]);
+  });
+});
+
 describe("rules", () => {
   const rule = { content: "always run the linter", scope: "rule:repo:x", summary: "run the linter" };
 

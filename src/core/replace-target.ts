@@ -28,3 +28,21 @@ export async function ownedOrAbsent(
   if (owned.category !== category) throw argError("id", "not_applicable", `id names a record that is not a ${category}`);
   return { id: r.id, existing: owned };
 }
+
+/**
+ * What a replace in place keeps of the record it replaces: its identity and
+ * its place in the lifecycle. The caller sends new content, not a new state,
+ * so a superseded discovery stays superseded (its chain keeps one live head)
+ * and an archived rule stays archived until it is restored.
+ */
+export function keepState(rec: MemoryRecord, existing: MemoryRecord): void {
+  rec.short_id = existing.short_id;
+  rec.created_at = existing.created_at;
+  rec.revision = existing.revision;
+  rec.supersedes = [...existing.supersedes];
+  rec.access_count = existing.access_count;
+  for (const key of ["superseded_by", "archived_at", "not_before", "not_after", "last_accessed_at"] as const) {
+    if (existing[key] === undefined) delete rec[key];
+    else (rec as Record<typeof key, unknown>)[key] = existing[key];
+  }
+}

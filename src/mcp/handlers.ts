@@ -322,7 +322,7 @@ export const TOOL_HANDLERS = {
       "Call this ONLY when the user explicitly tells you to record a rule; for anything you inferred, use store_memory. " +
       "content, scope and summary are required: scope is rule:repo:<repo> or rule:project:<project>, and summary is one line " +
       "(it is the rule's index entry). Optional: tags, and id to replace an earlier rule in place. Rules are always shared " +
-      "with every authenticated caller and cannot be made private or superseded; delete a rule to retire it. Returns {id, short_id}.",
+      "with every authenticated caller and cannot be made private or superseded; delete a rule to retire it (archive_memory hides it until restored). Returns {id, short_id}.",
     input: storeRuleShape,
     run: async ({ core, subject }, a) => {
       const r = await core.storeRule(subject, a);
