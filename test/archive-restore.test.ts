@@ -1,5 +1,7 @@
+import { Code, ConnectError } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ArchiveOutcome } from "../src/gen/engram/v1/engram_pb.js";
+import { idempotentPointId } from "../src/core/idempotency.js";
 import { startTestServer, type TestServer } from "./helpers/engram-server.js";
 
 const rec = (content: string) => ({ content, scope: "repo:arc", source: "user-said", category: "decision" });
@@ -74,5 +76,20 @@ describe("archive then restore a mixed batch", () => {
     const next = await alice.supersedeMemory({ ...rec("config moved to b.ts"), supersedes: [d.id] });
     await alice.storeDiscovery({ id: d.id, content: "config lives in c.ts", kind: "map", scope: "discovery:repo:arc", citations });
     expect((await alice.getMemory({ id: d.id })).memory).toMatchObject({ content: "config lives in c.ts", supersededBy: next.id });
+  });
+
+  it("no caller can seed the id another owner's idempotency key derives, so that owner's first keyed write lands", async () => {
+    const alice = server.client("tok-a");
+    const bob = server.client("tok-b");
+    const bobs = idempotentPointId("bob", "repo:keyed", "K");
+    const citations = [{ kind: "file", ref: "src/a.ts", locator: "1", pin: "", excerpt: "" }];
+    const refusals = await Promise.all([
+      alice.storeDiscovery({ id: bobs, content: "squat", kind: "map", scope: "discovery:repo:x", citations }).then(() => "stored", (e: ConnectError) => `${Code[e.code]} ${e.rawMessage}`),
+      alice.storeRule({ id: bobs, content: "squat", summary: "squat", scope: "rule:repo:x" }).then(() => "stored", (e: ConnectError) => `${Code[e.code]} ${e.rawMessage}`),
+    ]);
+    const envelope = "InvalidArgument field=id hint=format: id must not be a name-based (version 5) UUID: those are reserved for idempotency keys";
+    expect(refusals).toEqual([envelope, envelope]);
+    const first = await bob.storeMemory({ ...rec("bob's keyed write"), scope: "repo:keyed", idempotencyKey: "K" });
+    expect(first.id).toBe(bobs);
   });
 });

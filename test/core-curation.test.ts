@@ -104,6 +104,7 @@ describe("replacing a discovery or a rule in place by id", () => {
     const cites = [{ kind: "file", ref: "src/a.ts", locator: "1-4", excerpt: "x" }];
     const d = await t.core.storeDiscovery(s, { content: "the parser lives in a.ts", kind: "map", scope: "discovery:repo:x", citations: cites });
     const next = await t.core.supersedeMemory(s, { ...base, content: "the parser moved to b.ts", supersedes: [d.id] });
+    if (next.validated) throw new Error("unexpected plan");
     await t.core.archiveMemory(s, { ids: [d.id] });
     const before = await t.core.getMemory(s, { id: d.id });
     await t.core.storeDiscovery(s, { id: d.id, content: "the parser lives in c.ts", kind: "fact", scope: "discovery:repo:x", citations: cites });

@@ -22,11 +22,21 @@ export async function ownedOrAbsent(
   if (r.kind === "not_found") throw notFound([input]);
   if (r.kind === "ambiguous") throw ambiguousShortId(input);
   const raw = await deps.store.getRaw(r.id);
-  if (!raw) return { id: r.id };
+  if (!raw) {
+    // Ids of version 5 are derived from an owner, a scope and an idempotency key: one seeded here
+    // would take the id another caller's first keyed write must land on, and refuse that write.
+    if (uuidVersion(r.id) === "5") throw argError("id", "format", "id must not be a name-based (version 5) UUID: those are reserved for idempotency keys");
+    return { id: r.id };
+  }
   const owned = await deps.store.getOwned(r.id, subject);
   if (!owned) throw notFound([input]);
   if (owned.category !== category) throw argError("id", "not_applicable", `id names a record that is not a ${category}`);
   return { id: r.id, existing: owned };
+}
+
+/** The version digit of a canonical UUID. */
+function uuidVersion(id: string): string | undefined {
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-([0-9a-f])[0-9a-f]{3}-/i.exec(id)?.[1];
 }
 
 /**
