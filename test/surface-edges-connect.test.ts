@@ -403,6 +403,26 @@ describe("a foreign Origin gets a bare 403 (issue 24 item 9)", () => {
   });
 });
 
+describe("a JSON key sent twice", () => {
+  const body = (scope: string) => `{"content":"the first value","content":"the last value","scope":"${scope}","source":"user-said","category":"decision"}`;
+
+  it.each(JSON_WIRES)("$wire: is read as its last value, as the MCP lane reads it, not refused in the library's words", async ({ wire, framed }) => {
+    const scope = `project:twice-${wire}`;
+    const text = Buffer.from(body(scope));
+    const a = await rawCall(srv.url, wire, "StoreMemory", framed ? grpcFrame(text) : text, { headers: AUTH, json: true });
+    expect({ code: a.code, message: a.message }).toEqual({ code: undefined, message: "" });
+    const listed = await srv.connect(TOKEN).listMemories({ scope, full: true });
+    expect(listed.memories.map((m) => m.content)).toEqual(["the last value"]);
+  });
+
+  it("MCP: the same body stores the last value", async () => {
+    const r = await rawToolCall("store_memory", body("project:twice-mcp"));
+    expect(r.isError).toBeFalsy();
+    const listed = await srv.connect(TOKEN).listMemories({ scope: "project:twice-mcp", full: true });
+    expect(listed.memories.map((m) => m.content)).toEqual(["the last value"]);
+  });
+});
+
 describe("a path no route serves", () => {
   it.each([
     { caller: "without a bearer", headers: {} as Record<string, string> },

@@ -160,7 +160,10 @@ export function checkJson(desc: DescMessage, bytes: Uint8Array, operation: strin
   rejectUnknownJsonFields(desc, json, operation);
   try {
     fromJson(desc, json, JSON_READ_OPTIONS);
-    return { bytes: apart === undefined ? bytes : new TextEncoder().encode(JSON.stringify(json)), refusedRecords };
+    // The library decodes what was checked, re-encoded: JSON.parse keeps the last of a key sent
+    // twice, as the MCP lane's parser does, where the library's own parser would refuse the raw
+    // bytes in words of its own and no envelope.
+    return { bytes: new TextEncoder().encode(JSON.stringify(json)), refusedRecords };
   } catch {
     // Diagnosed below.
   }
