@@ -52,7 +52,7 @@ describe("the ranking", () => {
     expect(fed.map((h) => h.record.id)).toEqual([3, 1, 2, 4].map((i) => syntheticRecord(i).id));
     const plain = withFeedback(ranked, ["vase"], q, new Map());
     expect(plain.map((h) => h.record.id)).toEqual(ranked.map((h) => h.record.id));
-    expect(fed[0]!.score).toBeCloseTo(0.1 + 0.2 + 0.4 + 0.3, 10);
+    expect(fed[0]!.score).toBeCloseTo(0.1 + 0.2 + 0.4 + 0.3, 6);
   });
 
   it("lifts a record whose storage neighbour in its scope ranks well, never one from another scope, and keeps k in descending score order", () => {
@@ -61,8 +61,8 @@ describe("the ranking", () => {
     const lifted = withContext(ranked, 5, 4);
     expect(lifted.map((h) => h.record.id)).toEqual([1, 2, 3, 11].map((i) => syntheticRecord(i).id));
     // 2's better neighbour is 1, 1.5 above the weakest candidate; 11 has no neighbour in its scope.
-    expect(lifted[1]!.score).toBeCloseTo(0.4 + 0.4 * 1.5, 10);
-    expect(lifted[3]!.score).toBeCloseTo(0.42, 10);
+    expect(lifted[1]!.score).toBeCloseTo(0.4 + 0.4 * 1.5, 6);
+    expect(lifted[3]!.score).toBeCloseTo(0.42, 6);
     for (let i = 1; i < lifted.length; i++) expect(lifted[i - 1]!.score).toBeGreaterThanOrEqual(lifted[i]!.score);
   });
 
@@ -71,9 +71,9 @@ describe("the ranking", () => {
     const ranked = [said(1, "How long have you been married? ", 1.5), said(3, "We married in June.", 1.5), said(2, "Five years already!", 0.1), said(4, "Yes.", 0.1), said(9, "unrelated", 0)];
     const lifted = withContext(ranked, 5, 5);
     const score = new Map(lifted.map((h) => [h.record.id, h.score]));
-    expect(score.get(syntheticRecord(1).id)).toBeCloseTo(1.5 - 0.2 + 0.4 * 0.1, 10);
-    expect(score.get(syntheticRecord(2).id)).toBeCloseTo(0.1 + 0.8 * 1.5, 10);
-    expect(score.get(syntheticRecord(4).id)).toBeCloseTo(0.1 + 0.4 * 1.5, 10);
+    expect(score.get(syntheticRecord(1).id)).toBeCloseTo(1.5 - 0.2 + 0.4 * 0.1, 6);
+    expect(score.get(syntheticRecord(2).id)).toBeCloseTo(0.1 + 0.8 * 1.5, 6);
+    expect(score.get(syntheticRecord(4).id)).toBeCloseTo(0.1 + 0.4 * 1.5, 6);
     expect(lifted.map((h) => h.record.id)).toEqual([3, 1, 2, 4, 9].map((i) => syntheticRecord(i).id));
   });
 
@@ -87,11 +87,12 @@ describe("the ranking", () => {
     // 2, stored between 1 and 3, is the weakest: with two lifters, 3's neighbour is 1 and the floor is 3's own score.
     const ranked = [at(1, "s", 1.5), at(3, "s", 0.5), at(9, "o", 0.45), at(2, "s", 0)];
     const lifted = withContext(ranked, 2, 4);
+    // Scores are float32, as the wire carries them.
     expect(lifted.map((h) => [h.record.id, h.score])).toEqual([
       [syntheticRecord(1).id, 1.5],
-      [syntheticRecord(3).id, 0.5 + 0.4 * 1.0],
-      [syntheticRecord(9).id, 0.45],
-      [syntheticRecord(2).id, 0 + 0.4 * 1.0],
+      [syntheticRecord(3).id, Math.fround(0.5 + 0.4 * 1.0)],
+      [syntheticRecord(9).id, Math.fround(0.45)],
+      [syntheticRecord(2).id, Math.fround(0 + 0.4 * 1.0)],
     ]);
     // Without 2 among the candidates, 1 and 3 rank exactly as they did.
     const without = withContext(ranked.filter((h) => h.record.id !== syntheticRecord(2).id), 2, 3);
@@ -101,8 +102,8 @@ describe("the ranking", () => {
   it("still lifts the answer twice when a candidate below the lifters was stored between it and the question", () => {
     const ranked = [said(1, "Which package manager?", 1.5), said(3, "pnpm, always.", 0.5), said(2, "brb", 0)];
     const score = new Map(withContext(ranked, 2, 3).map((h) => [h.record.id, h.score]));
-    expect(score.get(syntheticRecord(3).id)).toBeCloseTo(0.5 + 0.8 * 1.0, 10);
+    expect(score.get(syntheticRecord(3).id)).toBeCloseTo(0.5 + 0.8 * 1.0, 6);
     // 2 is not a lifter, so it gains from the question as well but does not stand in the way.
-    expect(score.get(syntheticRecord(2).id)).toBeCloseTo(0 + 0.8 * 1.0, 10);
+    expect(score.get(syntheticRecord(2).id)).toBeCloseTo(0 + 0.8 * 1.0, 6);
   });
 });

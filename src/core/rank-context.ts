@@ -44,7 +44,7 @@ export function asksAQuestion(record: MemoryRecord): boolean {
  * candidates' spread), and is comparable within one answer only.
  */
 export function withContext(ranked: readonly ScoredRecord[], lifters: number, k: number): ScoredRecord[] {
-  if (ranked.length < 2) return ranked.slice(0, k).map(asked);
+  if (ranked.length < 2) return ranked.slice(0, k).map((h) => wire(asked(h)));
   const lifting = new Set(ranked.slice(0, lifters));
   const floor = ranked[Math.min(lifters, ranked.length) - 1]!.score;
   const stored = ranked.slice().sort(byStorage);
@@ -69,9 +69,18 @@ export function withContext(ranked: readonly ScoredRecord[], lifters: number, k:
     }
   }
   return ranked
-    .map((h) => ({ record: h.record, score: asked(h).score + (lift.get(h) ?? 0) }))
+    .map((h) => wire({ record: h.record, score: asked(h).score + (lift.get(h) ?? 0) }))
     .sort(byScore)
     .slice(0, k);
+}
+
+/**
+ * The score as the wire carries it: `Memory.score` is a float, so the core
+ * rounds to float32 before ordering. Binary and JSON answers then show the
+ * same number, and two hits that tie on the wire are in id order.
+ */
+function wire(h: ScoredRecord): ScoredRecord {
+  return { record: h.record, score: Math.fround(h.score) };
 }
 
 /** The hit less what a question loses. */
