@@ -8,6 +8,7 @@ import { CliFailure, cliLines, usageError } from "./failure.js";
 import { EngramCommand, helpTarget, shownName } from "./flag-errors.js";
 import { refuseLegacyEnv } from "./legacy-env.js";
 import { registerOperatorBackfill } from "./operator-backfill.js";
+import { guardBackupTarget } from "./operator-backup.js";
 import { registerOperatorData } from "./operator-data.js";
 import { registerOperatorMigrate } from "./operator-migrate.js";
 import { registerOperatorRemapOwner } from "./operator-remap-owner.js";
@@ -74,6 +75,7 @@ export function buildProgram(version = packageVersion()): Command {
   registerOperatorPrune(program);
   registerOperatorSpineReview(program);
   registerOperatorData(program);
+  guardBackupTarget(program);
   registerCompletionCommand(program);
   program
     .command("version")

@@ -11,7 +11,7 @@ export { importRecords, ImportStopped, ImportRefused } from "./import-records.js
 export type { ImportReport } from "./import-records.js";
 export { EXPORT_FORMAT, EXPORT_FORMAT_VERSION, LineError, canonicalJson, headerLine, recordLine, parseHeader, parseRecordLine } from "./export-format.js";
 export type { ExportHeader, ExportedRecord } from "./export-format.js";
-export { backupStore, BackupTargetExists } from "./backup.js";
+export { backupStore, backupTargetRefusal, BackupTargetExists, BackupTargetRefused } from "./backup.js";
 export type { BackupReport } from "./backup.js";
 export { reindexQdrant, generationOf, ReindexBehindError, REINDEX_META, MAX_CATCHUP_PASSES, SWITCH_SETTLE_MS } from "./reindex-qdrant.js";
 export type { QdrantConnection, QdrantReindexOptions } from "./reindex-qdrant.js";
