@@ -169,6 +169,28 @@ describe("engram reindex with ENGRAM_QDRANT_URL", { timeout: 120_000 }, () => {
     expect(fake.state.aliases.get("engram")).toBe("engram-g2");
   });
 
+  it("an embedder that cannot be reached stops --apply with exit 5 before anything is written: no next generation, and the old embedder still serves", async () => {
+    await seeded();
+    const freed = createServer();
+    await new Promise<void>((r) => freed.listen(0, "127.0.0.1", r));
+    const dead = `http://127.0.0.1:${(freed.address() as { port: number }).port}`;
+    await new Promise((r) => freed.close(r));
+
+    const run = await runEngram(["reindex", "--apply", "--output", "json"], betaEnv({ ENGRAM_OPENAI_BASE_URL: dead }));
+    expect({ code: run.code, stdout: run.stdout }).toEqual({ code: EXIT.unavailable, stdout: "" });
+    expect(run.stderr).toMatch(
+      /^engram: openai-compatible embedder: POST http:\/\/127\.0\.0\.1:\d+\/v1\/embeddings could not be reached \(ECONNREFUSED\); nothing was written and the store is as it was\n$/,
+    );
+    expect(fake.state.aliases.get("engram")).toBe("engram-g1");
+    expect([...fake.state.collections.keys()]).toEqual(["engram-g1"]);
+    const store = await QdrantStore.open({ url: fake.url, dim: ALPHA.dim });
+    try {
+      await expect(ensureEmbedderIdentity(store, inProcess(ALPHA))).resolves.toBeUndefined();
+    } finally {
+      await store.close();
+    }
+  });
+
   it("an unreachable Qdrant is exit 5 with the store's unavailable text, and nothing on stdout", async () => {
     fake = await startQdrantFake({ warn: () => {} });
     const probe = await QdrantStore.open({ url: "http://127.0.0.1:1", dim: BETA.dim }).catch((e: unknown) => e);

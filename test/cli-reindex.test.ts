@@ -140,6 +140,22 @@ const refusal = (stored: string, configured: string) =>
   `engram: the data was written by embedder ${stored} but the server is configured for ${configured}; ` +
   "either restore the original embedder configuration, or run `engram reindex` to re-embed the data with the new one\n";
 
+const inProgressRefusal = (target: string, configured: string) =>
+  `engram: the data is part-way through \`engram reindex\` to embedder ${target} (a run is under way, or one stopped before it finished); ` +
+  "until one finishes no embedder configuration can serve it, the original one included; " +
+  (target === configured
+    ? "run `engram reindex --apply` again to finish it\n"
+    : `run \`engram reindex --apply\` again with the configuration for ${target} to finish it, or with this one to re-embed the data for ${configured} instead\n`);
+
+/** A loopback URL nothing listens on: a port just freed. */
+async function deadUrl(): Promise<string> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
+  const port = (s.address() as { port: number }).port;
+  await new Promise((r) => s.close(r));
+  return `http://127.0.0.1:${port}`;
+}
+
 const CONTENTS = [
   "billing runs on postgres",
   "deploys happen on tuesdays",
@@ -235,11 +251,11 @@ describe("engram reindex between two embedders", { timeout: 180_000 }, () => {
     expect(k.code).toBeNull();
     embeddings.release();
 
-    const inProgress = `reindex-in-progress:${key(BETA)}`;
-    expect(await startServe(beta)).toMatchObject({ code: EXIT.usage, stderr: expect.stringContaining(refusal(inProgress, key(BETA))) });
+    // Refused by both, each told what works: the original configuration is not one of those ways.
+    expect(await startServe(beta)).toMatchObject({ code: EXIT.usage, stderr: expect.stringContaining(inProgressRefusal(key(BETA), key(BETA))) });
     expect(await startServe(embedderEnv(embeddings.url, ALPHA, dataDir))).toMatchObject({
       code: EXIT.usage,
-      stderr: expect.stringContaining(refusal(inProgress, key(ALPHA))),
+      stderr: expect.stringContaining(inProgressRefusal(key(BETA), key(ALPHA))),
     });
 
     const preview = await runEngram(["reindex", "--output", "json"], beta);
@@ -256,6 +272,28 @@ describe("engram reindex between two embedders", { timeout: 180_000 }, () => {
     if (!("url" in server)) throw new Error(`serve on beta did not start after the rerun: ${server.stderr}`);
     try {
       expect(await searchTop(server.url, "where do logs go? loki")).toBe("logs ship to loki");
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("an embedder that cannot be reached stops --apply with exit 5 before anything is written, and the original configuration still serves", async () => {
+    const dataDir = await seededStore(embeddings);
+    const unreachable = embedderEnv(`${await deadUrl()}/v1`, BETA, dataDir);
+
+    const applied = await runEngram(["reindex", "--apply", "--output", "json"], unreachable);
+    expect({ code: applied.code, stdout: applied.stdout }).toEqual({ code: EXIT.unavailable, stdout: "" });
+    expect(applied.stderr).toMatch(
+      /^engram: openai-compatible embedder: POST http:\/\/127\.0\.0\.1:\d+\/v1\/embeddings could not be reached \(ECONNREFUSED\); nothing was written and the store is as it was\n$/,
+    );
+
+    // Nothing changed: the store is still ALPHA's, with nothing re-embedded, and a server on ALPHA starts and finds records.
+    const preview = await runEngram(["reindex", "--output", "json"], embedderEnv(embeddings.url, BETA, dataDir));
+    expect(JSON.parse(preview.stdout)).toEqual({ dry_run: true, from_identity: key(ALPHA), to_identity: key(BETA), records: 5, pending: 5, reembedded: 0, already_done: 0 });
+    const server = await startServe(embedderEnv(embeddings.url, ALPHA, dataDir));
+    if (!("url" in server)) throw new Error(`serve on alpha did not start after the failed reindex: ${server.stderr}`);
+    try {
+      expect(await searchTop(server.url, "which cache, redis?")).toBe("the cache is redis");
     } finally {
       await server.stop();
     }

@@ -58,7 +58,12 @@ function loopHooks(run: RunSettings) {
   const deadline = new Deadline(run.timeoutMs, "reembedded");
   const hooks = {
     last: { done: 0, total: 0 } as ReindexProgress,
+    /** Whether the run has written anything: the first progress call comes after the marker (embedded) or the next generation (Qdrant). */
+    started: false,
+    /** Qdrant: the alias has moved to the next generation. */
+    switched: false,
     onProgress: (p: ReindexProgress) => {
+      hooks.started = true;
       hooks.last = p;
       reporter.update(p.done, p.total);
     },
@@ -83,7 +88,15 @@ async function runOnEmbedded(run: RunSettings): Promise<ReindexReport> {
           `--timeout ran out; the ${hooks.last.done} record(s) re-embedded in committed batches stay done; run \`engram reindex --apply\` again to continue`,
         );
       }
-      if (err instanceof Error && err.name === "EmbedderError") throw failure(EXIT.unavailable, err.message);
+      if (err instanceof Error && err.name === "EmbedderError") {
+        // The first batch is embedded before the marker is written, so an embedder that never answered changed nothing.
+        throw failure(
+          EXIT.unavailable,
+          hooks.started
+            ? `${err.message}; the ${hooks.last.done} record(s) re-embedded in committed batches stay done, and until a run finishes no embedder configuration can serve the store; run \`engram reindex --apply\` again to continue`
+            : `${err.message}; nothing was written and the store is as it was`,
+        );
+      }
       throw err;
     } finally {
       hooks.finish();
@@ -113,13 +126,30 @@ async function runOnQdrant(run: RunSettings, env: NodeJS.ProcessEnv): Promise<Re
     return await reindexQdrant(
       qdrantConnectionOf(env),
       embedder,
-      { apply: run.apply, batch: run.batch, onProgress: hooks.onProgress, between: hooks.between },
+      {
+        apply: run.apply,
+        batch: run.batch,
+        onProgress: hooks.onProgress,
+        between: hooks.between,
+        onPhase: (phase) => {
+          if (phase === "switched") hooks.switched = true;
+        },
+      },
     );
   } catch (err) {
     if (err instanceof SweepTimeoutError) {
       throw failure(
         EXIT.timeout,
         `--timeout ran out; the ${hooks.last.done} record(s) re-embedded into the next generation stay there and servers still serve the old one; run \`engram reindex --apply\` again to continue`,
+      );
+    }
+    if (err instanceof Error && err.name === "EmbedderError" && !hooks.switched) {
+      // As on the embedded store: the first batch is embedded before the next generation is made.
+      throw failure(
+        EXIT.unavailable,
+        hooks.started
+          ? `${err.message}; the ${hooks.last.done} record(s) re-embedded into the next generation stay there and servers still serve the old one; run \`engram reindex --apply\` again to continue`
+          : `${err.message}; nothing was written and the store is as it was`,
       );
     }
     throw qdrantFailure(err);
@@ -138,6 +168,7 @@ export function registerOperatorReindex(program: Command): void {
       "Re-embed every record with the embedder the environment configures now, and record its identity, so the server " +
         "starts on it: the store under ENGRAM_DATA_DIR, or the Qdrant collection when ENGRAM_QDRANT_URL is set. " +
         `Without --apply it only counts what would change: ${RULES["destructive-requires-apply"].sentence}. ` +
+        "The first batch is embedded before anything is written, so an embedder that cannot answer changes nothing (exit 5). " +
         "On the embedded store an interrupted run leaves it refused by both embedders; run it again to finish. " +
         "On Qdrant it fills the collection's next generation beside the one servers keep serving and moves the alias " +
         "there in one switch when every record is copied; an interrupted run changes nothing servers see, and a rerun continues it.",

@@ -27,7 +27,7 @@ export {
 export type { OpenAIEmbedderConfig } from "./openai-embedder.js";
 export { embedderFromEnv } from "./config.js";
 export type { EmbedderEnv } from "./config.js";
-export { checkEmbedderIdentity } from "./identity-check.js";
+export { checkEmbedderIdentity, REINDEX_IN_PROGRESS } from "./identity-check.js";
 export type { IdentityCheck } from "./identity-check.js";
 export { FakeEmbedder } from "./fake-embedder.js";
 export type { Summarizer } from "./summarizer.js";

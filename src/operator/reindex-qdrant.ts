@@ -73,6 +73,8 @@ type Point = { id: string | number; payload?: Json | null; vector?: unknown };
 /** What the diff of two generations looks at: a record's revision and its embedder stamp. */
 type Stamp = { rev: unknown; identity: unknown };
 type Described = { dim: number | undefined; meta: Json };
+/** A point as written into the next generation. */
+type Reembedded = { id: string; vector: Json; payload: Json };
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const FULL_PAGE = Math.min(MAX_PAGE, Math.max(1, Math.floor(RPC_BYTE_BUDGET / VIEW_CEILING_BYTES.full)));
@@ -166,6 +168,11 @@ class QdrantReindex {
     this.report.already_done = sourceStamps.size - stale.length;
     if (!this.opts.apply) return this.report;
 
+    // The first batch is embedded before anything is written, as on the
+    // embedded store: an embedder that cannot answer leaves the deployment
+    // exactly as it was, with no next generation made.
+    let first = stale.length > 0 ? await this.reembed(await this.retrieve(source, stale.slice(0, this.batch))) : undefined;
+
     if (existing !== undefined && !resumable) {
       // Left by a run for another embedder; never served (the alias is not on it), so it can go.
       if (typeof marker !== "string") {
@@ -183,7 +190,8 @@ class QdrantReindex {
     for (let pass = 0; stale.length > 0 || gone.length > 0; pass++) {
       if (pass > MAX_CATCHUP_PASSES) throw new ReindexBehindError();
       if (gone.length > 0) await this.deletePoints(next, gone);
-      await this.copy(source, next, stale);
+      await this.copy(source, next, stale, first);
+      first = undefined;
       sourceStamps = await this.stamps(source);
       targetStamps = await this.stamps(next);
       ({ stale, gone } = this.diff(sourceStamps, targetStamps));
@@ -277,7 +285,7 @@ class QdrantReindex {
   }
 
   /** Source points as target points: payload unchanged but for the embedder stamp, vectors recomputed. */
-  private async reembed(points: readonly Point[]): Promise<{ id: string; vector: Json; payload: Json }[]> {
+  private async reembed(points: readonly Point[]): Promise<Reembedded[]> {
     const texts = points.map((p) => embeddingText(String(p.payload?.content ?? ""), tagsOf(p.payload)));
     const vectors = await this.embedder.embedDocuments(texts);
     return points.map((p, i) => {
@@ -289,12 +297,16 @@ class QdrantReindex {
     });
   }
 
-  /** Copies records into the not-yet-served target in batches, each one written before the next is read. */
-  private async copy(from: string, into: string, ids: readonly string[]): Promise<void> {
+  /**
+   * Copies records into the not-yet-served target in batches, each one
+   * written before the next is read; `first`, when given, is the first
+   * batch already re-embedded.
+   */
+  private async copy(from: string, into: string, ids: readonly string[], first?: Reembedded[]): Promise<void> {
     for (let i = 0; i < ids.length; i += this.batch) {
       // Between two written batches, and only while work remains.
       if (this.batches++ > 0) this.opts.between?.();
-      const points = await this.reembed(await this.retrieve(from, ids.slice(i, i + this.batch)));
+      const points = i === 0 && first !== undefined ? first : await this.reembed(await this.retrieve(from, ids.slice(i, i + this.batch)));
       for (let j = 0; j < points.length; j += FULL_PAGE) {
         const part = points.slice(j, j + FULL_PAGE);
         await this.q("write", () => this.client.upsert(into, { wait: true, ordering: "strong", points: part as never }));

@@ -1,7 +1,7 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { MemoryRecord } from "../model/record.js";
-import { embeddingText, identityKey, type Embedder } from "../embed/index.js";
+import { embeddingText, identityKey, REINDEX_IN_PROGRESS, type Embedder } from "../embed/index.js";
 import type { EmbeddedStore } from "../store/embedded/index.js";
 import { META_EMBEDDER_IDENTITY, META_VECTOR_SNAPSHOT_SEQ } from "../store/index.js";
 
@@ -21,13 +21,8 @@ export type ReindexReport = {
 
 export type ReindexProgress = { done: number; total: number };
 
-/**
- * While a run is under way the stored identity is this prefix plus the
- * target, a key no embedder has: a start on the old configuration and a
- * start on the new one are both refused until the run completes, so no
- * server ever searches a mix of two embedders' vectors.
- */
-export const REINDEX_IN_PROGRESS = "reindex-in-progress:";
+/** The stored identity's prefix while a run is under way (see src/embed/identity-check.ts). */
+export { REINDEX_IN_PROGRESS };
 /** The identity the data had before the first (possibly interrupted) run. */
 const META_REINDEX_FROM = "reindex_from";
 
@@ -44,7 +39,9 @@ const PENDING_WHERE = `(json_extract(payload, '$.embedder_identity') IS NOT @to
  * Crash-safe and resumable: each batch commits on its own, the in-progress
  * marker is written before the first batch and cleared only after the last,
  * and a rerun skips the records already done, so killing a run at any point
- * and running it again converges on the same store.
+ * and running it again converges on the same store. The first batch is
+ * embedded before the marker is written, so an embedder that cannot answer
+ * changes nothing: the original configuration keeps serving.
  */
 export async function reindex(
   store: EmbeddedStore,
@@ -77,6 +74,21 @@ export async function reindex(
   if (!opts.apply) return report;
   if (stored === to && pending === 0 && interruptedFrom === undefined) return report;
 
+  const batch = opts.batch ?? 64;
+  const page = db.prepare(`SELECT rid, payload, schema_version FROM records WHERE rid > @after AND ${PENDING_WHERE} ORDER BY rid LIMIT @limit`);
+  type Rows = { rid: number; payload: string; schema_version: number | null }[];
+  const read = (after: number) => page.all({ ...params, after, limit: batch }) as Rows;
+  const embed = async (rows: Rows) => {
+    const records = rows.map((r) => JSON.parse(r.payload) as MemoryRecord);
+    return { rows, records, vectors: await embedder.embedDocuments(records.map((r) => embeddingText(r.content, r.tags ?? []))) };
+  };
+
+  // The first batch is embedded before anything is written: an embedder
+  // that cannot answer (unreachable, misconfigured) stops the run with the
+  // store exactly as it was, still served by the configuration it had.
+  const first = read(0);
+  let work = first.length > 0 ? await embed(first) : undefined;
+
   // The marker goes in before any vector changes, and the saved vector
   // index (built at the old dimension) goes away with it.
   store.transaction(() => {
@@ -86,20 +98,9 @@ export async function reindex(
   });
   dropVectorSnapshot(opts.dataDir);
 
-  const batch = opts.batch ?? 64;
-  const page = db.prepare(`SELECT rid, payload, schema_version FROM records WHERE rid > @after AND ${PENDING_WHERE} ORDER BY rid LIMIT @limit`);
-  let after = 0;
-  let batches = 0;
   opts.onProgress?.({ done: 0, total: pending });
-  for (;;) {
-    const rows = page.all({ ...params, after, limit: batch }) as { rid: number; payload: string; schema_version: number | null }[];
-    if (rows.length === 0) break;
-    // Between two committed batches, and only while work remains: a budget
-    // that runs out after the last batch does not leave the run unfinished.
-    if (batches++ > 0) opts.between?.();
-    after = rows[rows.length - 1]!.rid;
-    const records = rows.map((r) => JSON.parse(r.payload) as MemoryRecord);
-    const vectors = await embedder.embedDocuments(records.map((r) => embeddingText(r.content, r.tags ?? [])));
+  while (work !== undefined) {
+    const { rows, records, vectors } = work;
     store.transaction(() => {
       records.forEach((r, i) => {
         // "update" never inserts: a record deleted meanwhile stays deleted.
@@ -107,6 +108,12 @@ export async function reindex(
       });
     });
     opts.onProgress?.({ done: report.reembedded, total: pending });
+    const next = read(rows[rows.length - 1]!.rid);
+    if (next.length === 0) break;
+    // Between two committed batches, and only while work remains: a budget
+    // that runs out after the last batch does not leave the run unfinished.
+    opts.between?.();
+    work = await embed(next);
   }
 
   store.transaction(() => {
