@@ -18,6 +18,33 @@ import { startQdrantFake, type QdrantFake } from "./qdrant-fake/index.js";
  * index, JSON doubles in Qdrant) can flip a near tie, nothing more.
  */
 const MAX_SWAPS = 3;
+
+/**
+ * The fake bag of words gives every record that shares no word with a query
+ * the same cosine, exactly 0; which of such equals fill a lane's last places
+ * is each index's own order (storage order on the embedded store, point id on
+ * Qdrant), not the ranking. A small dither from each text's own hash keeps
+ * exact ties out, so what is compared is the ranking.
+ */
+class DitheredEmbedder extends FakeEmbedder {
+  override async embedDocuments(texts: string[]): Promise<Float32Array[]> {
+    return (await super.embedDocuments(texts)).map((v, i) => dither(v, texts[i]!));
+  }
+
+  override async embedQuery(text: string): Promise<Float32Array> {
+    return dither(await super.embedQuery(text), text);
+  }
+}
+
+function dither(v: Float32Array, text: string): Float32Array {
+  let h = 2166136261;
+  const out = v.map((x, d) => {
+    for (let i = 0; i < text.length; i++) h = Math.imul(h ^ (text.charCodeAt(i) + d), 16777619);
+    return x + 0.05 * ((h >>> 0) / 2 ** 32);
+  });
+  const norm = Math.hypot(...out);
+  return out.map((x) => x / norm);
+}
 const DIM = 64;
 const NOW = new Date("2026-06-01T12:00:00.000Z");
 
@@ -72,7 +99,7 @@ describe("the embedded and the Qdrant store rank one fixture alike", () => {
     sides = stores.map((store) => {
       let tick = 0;
       const now = () => new Date(NOW.getTime() + 1000 * tick++);
-      return { store, core: createCore({ store, embedder: new FakeEmbedder(DIM), limits: DEFAULT_LIMITS, now, log: silentLogger }) };
+      return { store, core: createCore({ store, embedder: new DitheredEmbedder(DIM), limits: DEFAULT_LIMITS, now, log: silentLogger }) };
     });
     for (const { core } of sides) {
       // Idempotency keys give each record the same id in both stores: the same records, so ties may go by id alike.

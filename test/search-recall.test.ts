@@ -80,3 +80,25 @@ describe("recall by words", () => {
     }
   });
 });
+
+/** The ranking does not depend on k: lanes with different default k agree on which hit is best. */
+describe("recall at any k", () => {
+  let server: TestServer;
+  const WORDS = ["kiwi", "harvest", "orchard", "frost", "ladder", "crate", "market", "pruning", "rain", "tractor", "season", "plan"];
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    const c = server.client();
+    for (let i = 0; i < 120; i++) {
+      const words = [0, 1, 2, 3].map((j) => WORDS[(i * 7 + j * 5 + ((i * j) % 3)) % WORDS.length]).join(" ");
+      await c.storeMemory({ content: `note ${i}: ${words}${i % 9 === 0 ? "?" : "."}`, scope: "project:big", source: "user-said", category: "decision" });
+    }
+  }, 120_000);
+  afterAll(async () => server.close());
+
+  it.each(["kiwi harvest", "frost on the ladder", "market plan for the season"])("answers %s at k 3, 8 and 20 with the head of its k 60 answer", async (query) => {
+    const at = async (k: bigint) => (await server.client().searchMemories({ query, scope: "project:big", k })).memories.map((m) => m.id);
+    const deep = await at(60n);
+    for (const k of [3, 8, 20]) expect(await at(BigInt(k))).toEqual(deep.slice(0, k));
+  });
+});

@@ -1,7 +1,7 @@
 import type { ScoredRecord } from "../model/record.js";
 import type { Store } from "../store/index.js";
 import { withContext } from "./rank-context.js";
-import { candidateK, feedbackCandidates, firstPass, withFeedback } from "./rank.js";
+import { feedbackCandidates, firstPass, RANKING, withFeedback } from "./rank.js";
 
 /**
  * Ranks one or more candidate lists of the same query (a search's visible
@@ -20,5 +20,5 @@ export async function rankRecall<L extends readonly (readonly ScoredRecord[])[]>
   const first = lists.map((hits) => firstPass(terms, weights, hits));
   const extra = [...new Set(first.flatMap((ranked) => feedbackCandidates(ranked, terms, weights)))];
   const more = extra.length === 0 ? new Map<string, number>() : await store.termWeights(extra);
-  return first.map((ranked) => withContext(withFeedback(ranked, terms, weights, more), candidateK(k), k)) as { [I in keyof L]: ScoredRecord[] };
+  return first.map((ranked) => withContext(withFeedback(ranked, terms, weights, more), RANKING.depth, k)) as { [I in keyof L]: ScoredRecord[] };
 }

@@ -16,6 +16,13 @@ export const RANKING = Object.freeze({
    * holds but the term weights, and both stores agree.
    */
   averageTerms: 32,
+  /**
+   * Candidates per lane, and the best of them that lift their storage
+   * neighbours, whatever k is: the ranking was chosen at this depth, and
+   * with it a smaller k's answer is the head of a larger one's (k ≤ 100),
+   * so lanes with different default k agree on which hit is best.
+   */
+  depth: 100,
   /** Weight of the BM25 score, as a share of the best candidate's. */
   bm25: 0.2,
   /** Weight of the share of the query's total term weight a record holds. */
@@ -43,9 +50,9 @@ export const RANKING = Object.freeze({
   asking: 0.2,
 });
 
-/** Candidates fetched per lane before ranking: four times k, at least 32, at most 100 (never below k). */
+/** Candidates fetched per lane before ranking: the ranking's depth, or k when k asks for more. */
 export function candidateK(k: number): number {
-  return Math.max(k, Math.min(100, Math.max(32, 4 * k)));
+  return Math.max(k, RANKING.depth);
 }
 
 type TermCounts = { tf: Map<string, number>; length: number };
