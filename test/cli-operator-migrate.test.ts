@@ -319,7 +319,8 @@ describe.skipIf(ON_QDRANT_FAKE)(embeddedOnly("engram migrate preview and status"
 });
 
 describe("engram migrate usage refusals", { timeout: 180_000 }, () => {
-  type Row = { name: string; args: string[]; line: string };
+  type Row = { name: string; args: string[]; line: string; lacks?: string };
+  const HUGE = "123456789012345678901234567890";
   const ROWS: Row[] = [
     { name: "revert without --to", args: ["migrate", "revert"], line: "engram: --to <v> is required" },
     { name: "revert --to -1", args: ["migrate", "revert", "--to", "-1"], line: "engram: --to must be a non-negative integer version" },
@@ -327,7 +328,14 @@ describe("engram migrate usage refusals", { timeout: 180_000 }, () => {
     {
       name: "revert --to above the current version",
       args: ["migrate", "revert", "--to", String(CURRENT_SCHEMA_VERSION + 1), "--apply"],
-      line: `engram: --to ${CURRENT_SCHEMA_VERSION + 1} is above this binary's current target version (${CURRENT_SCHEMA_VERSION}); there is nothing to revert past it`,
+      line: `engram: --to is above this binary's current target version (${CURRENT_SCHEMA_VERSION}); there is nothing to revert past it`,
+      lacks: String(CURRENT_SCHEMA_VERSION + 1),
+    },
+    {
+      name: "revert --to past any safe integer",
+      args: ["migrate", "revert", "--to", HUGE],
+      line: `engram: --to is above this binary's current target version (${CURRENT_SCHEMA_VERSION}); there is nothing to revert past it`,
+      lacks: HUGE.slice(0, 8),
     },
     { name: "migrate --timeout without a unit", args: ["migrate", "--apply", "--timeout", "5"], line: "engram: --timeout must be a duration such as 30s, 5m or 1h, or 0 for no limit" },
     { name: "migrate --batch-size 0", args: ["migrate", "--apply", "--batch-size", "0"], line: "engram: --batch-size must be an integer from 1 to 100000" },
@@ -340,6 +348,7 @@ describe("engram migrate usage refusals", { timeout: 180_000 }, () => {
     const run = await runEngram(row.args, env);
     expect({ code: run.code, stdout: run.stdout }).toEqual({ code: EXIT.usage, stdout: "" });
     expect(run.stderr.split("\n")).toContain(row.line);
+    if (row.lacks !== undefined) expect(run.stderr).not.toContain(row.lacks);
     expect(existsSync(dir)).toBe(false);
     expect(await qdrantRequestsFor(env)).toBe(0);
   });

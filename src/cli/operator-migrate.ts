@@ -41,10 +41,10 @@ export function parseRevertTarget(text: string | undefined, current: number): nu
   if (text === undefined) throw usageError("--to <v> is required");
   const t = text.trim();
   if (!/^\d+$/.test(t)) throw usageError("--to must be a non-negative integer version");
-  const digits = t.replace(/^0+(?=\d)/, "");
-  const n = Number(digits);
+  const n = Number(t.replace(/^0+(?=\d)/, ""));
+  // The current version is the binary's own; the number typed is never repeated.
   if (!Number.isSafeInteger(n) || n > current) {
-    throw usageError(`--to ${digits} is above this binary's current target version (${current}); there is nothing to revert past it`);
+    throw usageError(`--to is above this binary's current target version (${current}); there is nothing to revert past it`);
   }
   return n;
 }
