@@ -174,6 +174,22 @@ describe.skipIf(ON_QDRANT_FAKE)(embeddedOnly("engram migrate revert refusals", O
     expect(fingerprint(dir)).toEqual(before);
   });
 
+  it("an --apply typed before revert is refused with exit 2 and nothing written, not run as a preview that exits 0", async () => {
+    const dir = dataDir();
+    await seed(dir, 20, 2);
+    const before = fingerprint(dir);
+
+    const run = await runEngram(["migrate", "--apply", "revert", "--to", "1", "--output", "json"], { ENGRAM_DATA_DIR: dir });
+    expect(run).toEqual({
+      code: EXIT.usage,
+      signal: null,
+      stdout: "",
+      stderr: "engram: --apply must follow the subcommand (engram migrate revert --apply); given before revert it is a flag of engram migrate itself, so nothing was run\n",
+    });
+    expect(fingerprint(dir)).toEqual(before);
+    expect(versionCounts(dir)).toEqual([{ v: 2, n: 20 }]);
+  });
+
   it("a revert to a reachable version previews without a refusal and --apply reverts every record", async () => {
     const dir = dataDir();
     await seed(dir, 40, 2);
@@ -321,6 +337,8 @@ describe.skipIf(ON_QDRANT_FAKE)(embeddedOnly("engram migrate preview and status"
 describe("engram migrate usage refusals", { timeout: 180_000 }, () => {
   type Row = { name: string; args: string[]; line: string; lacks?: string };
   const HUGE = "123456789012345678901234567890";
+  const beforeSub = (flag: string, sub: string) =>
+    `engram: ${flag} must follow the subcommand (engram migrate ${sub} ${flag}); given before ${sub} it is a flag of engram migrate itself, so nothing was run`;
   const ROWS: Row[] = [
     { name: "revert without --to", args: ["migrate", "revert"], line: "engram: --to <v> is required" },
     { name: "revert --to -1", args: ["migrate", "revert", "--to", "-1"], line: "engram: --to must be a non-negative integer version" },
@@ -336,6 +354,19 @@ describe("engram migrate usage refusals", { timeout: 180_000 }, () => {
       args: ["migrate", "revert", "--to", HUGE],
       line: `engram: --to is above this binary's current target version (${CURRENT_SCHEMA_VERSION}); there is nothing to revert past it`,
       lacks: HUGE.slice(0, 8),
+    },
+    { name: "--apply before revert", args: ["migrate", "--apply", "revert", "--to", "1", "--output", "json"], line: beforeSub("--apply", "revert") },
+    { name: "--timeout before revert", args: ["migrate", "--timeout", "1h", "revert", "--to", "1"], line: beforeSub("--timeout", "revert"), lacks: "1h" },
+    { name: "--output before status", args: ["migrate", "--output", "json", "status"], line: beforeSub("--output", "status") },
+    {
+      name: "--batch-size before status, which has none",
+      args: ["migrate", "--batch-size", "0", "status"],
+      line: "engram: --batch-size is a flag of engram migrate, not of engram migrate status; nothing was run",
+    },
+    {
+      name: "--no-snapshot before revert, which has none",
+      args: ["migrate", "--no-snapshot", "revert", "--to", "1", "--apply"],
+      line: "engram: --no-snapshot is a flag of engram migrate, not of engram migrate revert; nothing was run",
     },
     { name: "migrate --timeout without a unit", args: ["migrate", "--apply", "--timeout", "5"], line: "engram: --timeout must be a duration such as 30s, 5m or 1h, or 0 for no limit" },
     { name: "migrate --batch-size 0", args: ["migrate", "--apply", "--batch-size", "0"], line: "engram: --batch-size must be an integer from 1 to 100000" },

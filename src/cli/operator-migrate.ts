@@ -299,6 +299,27 @@ async function runRevert(o: RevertFlags): Promise<void> {
 
 // ---- registration ----------------------------------------------------------------
 
+/**
+ * `migrate`'s own flags parse before its subcommand's, so in `engram migrate
+ * --apply revert --to 1` the --apply is migrate's and the revert previews,
+ * exit 0. A subcommand therefore refuses every flag the caller set on
+ * `migrate` (exit 2, nothing opened), naming the flag and where it belongs,
+ * never its value.
+ */
+export function refuseParentFlags(parent: Command, sub: Command): void {
+  for (const o of parent.options) {
+    const source = parent.getOptionValueSource(o.attributeName());
+    if (source !== "cli" && source !== "env") continue;
+    const flag = o.long ?? o.flags;
+    const path = `engram ${parent.name()} ${sub.name()}`;
+    throw usageError(
+      sub.options.some((s) => s.long === o.long)
+        ? `${flag} must follow the subcommand (${path} ${flag}); given before ${sub.name()} it is a flag of engram ${parent.name()} itself, so nothing was run`
+        : `${flag} is a flag of engram ${parent.name()}, not of ${path}; nothing was run`,
+    );
+  }
+}
+
 export function registerOperatorMigrate(program: Command): void {
   const migrate = program
     .command("migrate")
@@ -313,7 +334,10 @@ export function registerOperatorMigrate(program: Command): void {
     // `engram migrate status --output json`: options after a subcommand belong to it (the root enables the same).
     .enablePositionalOptions()
     .option("--apply", "write: run the convergence loop instead of previewing")
-    .option("--no-snapshot", "Qdrant: do not make a collection snapshot before --apply writes (the embedded store makes none either way)");
+    .option("--no-snapshot", "Qdrant: do not make a collection snapshot before --apply writes (the embedded store makes none either way)")
+    .hook("preAction", (self, action) => {
+      if (action !== self) refuseParentFlags(self, action);
+    });
   addOutputFlag(migrate);
   addSweepTimeoutFlag(migrate);
   addBatchSizeFlag(migrate, SCHEMA_SWEEP_BATCH_SIZE);
