@@ -172,6 +172,23 @@ const ROWS: Row[] = [
     stderrLine: "engram: (Did you mean search?)",
   },
   {
+    name: "a mistyped migrate subcommand is exit 1 with a suggestion, as a mistyped spine-review one is",
+    args: ["migrate", "stauts", "--output", "json"],
+    target: "none",
+    env: { ENGRAM_DATA_DIR: "{operatorDataDir}" },
+    exit: EXIT.unclassified,
+    stderrLine: "engram: (Did you mean status?)",
+  },
+  {
+    name: "a migrate subcommand word that is not a plain name is exit 1 and not repeated",
+    args: ["migrate", "st@tus=secret"],
+    target: "none",
+    env: { ENGRAM_DATA_DIR: "{operatorDataDir}" },
+    exit: EXIT.unclassified,
+    stderrLine: "engram: unknown command",
+    stderrLacks: "secret",
+  },
+  {
     name: "reusing an idempotency key with different content is exit 1",
     args: ["store", "--content", "second text", "--scope", "idem", ...RECORD, "--idempotency-key", "k-conflict"],
     target: "server",
@@ -543,7 +560,7 @@ const ROWS: Row[] = [
 ];
 
 /** Pinned so a deleted row fails the suite instead of shrinking it. */
-const EXPECTED_ROW_COUNT = 66;
+const EXPECTED_ROW_COUNT = 68;
 
 const STORELESS_VERBS: ReadonlySet<string> = new Set(["serve", "mcp", "help", "completion", "version", "--version"]);
 

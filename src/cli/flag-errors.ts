@@ -111,7 +111,22 @@ export class EngramCommand extends Command {
   }
 
   override error(message: string, errorOptions?: { code?: string; exitCode?: number }): never {
+    if (this.strayWordIsCommand(errorOptions?.code)) return (this as unknown as { unknownCommand(): never }).unknownCommand();
     return super.error(rewriteParseError(this, message, errorOptions?.code), errorOptions);
+  }
+
+  /**
+   * A command with subcommands and an action of its own (`migrate`) would
+   * read a mistyped subcommand (`migrate stauts`) as an extra argument, exit
+   * 2, where a group without an action (`spine-review scna`) says unknown
+   * command, exit 1, with a suggestion. The first word after the command is
+   * answered as the group answers it, even when an unknown flag follows it.
+   */
+  private strayWordIsCommand(code: string | undefined): boolean {
+    if (this.commands.length === 0) return false;
+    const first = this.args[0];
+    if (code === "commander.excessArguments") return true;
+    return code === "commander.unknownOption" && first !== undefined && !first.startsWith("-");
   }
 }
 
