@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { EXIT, EXIT_TABLE } from "../src/argerror/index.js";
 import { BLAST_RADIUS, type Catalog } from "../src/cli/catalog.js";
+import { FAIL_ON } from "../src/operator/verify-citations.js";
 
 const REPO = fileURLToPath(new URL("..", import.meta.url));
 const DOC = readFileSync(new URL("../docs/cli.md", import.meta.url), "utf8");
@@ -199,6 +200,11 @@ describe("the bare engram catalog", () => {
     expect(flag("search", "--created-after")?.type).toBe("timestamp");
     expect(flag("spine-review consolidate", "--top-k")).toMatchObject({ type: "uint", default: "5" });
     expect(flag("spine-review purge", "--class")?.type).toBe("string_list");
+    // A negated switch takes no value and is off unless given, like any other switch.
+    expect(flag("export", "--no-vectors")).toMatchObject({ type: "bool", default: false });
+    expect(flag("migrate", "--no-snapshot")).toMatchObject({ type: "bool", default: false });
+    expect(flag("backfill-short-ids", "--no-snapshot")).toMatchObject({ type: "bool", default: false });
+    expect(flag("spine-review verify", "--fail-on")?.type).toBe(`enum(${FAIL_ON.join("|")})`);
   });
 
   it("gives a sweep's --older-than the default the sweep applies: 0 for prune-expired and summarize-missing, none for purge, whose classes have their own", () => {
@@ -291,5 +297,24 @@ describe("version, help and completion", { timeout: 120_000 }, () => {
 
     const sub = await probe(["engram", "completion", ""]);
     expect(sub.stdout.split("\n").filter(Boolean).sort()).toEqual(["--help", "bash", "fish", "zsh"]);
+
+    const tiers = await probe(["engram", "spine-review", "verify", "--fail-on", ""]);
+    expect(tiers.stdout.split("\n").filter(Boolean).sort()).toEqual([...FAIL_ON].sort());
+
+    // A negated switch takes no value: the word after it is completed as a flag, not left as its value.
+    const afterSwitch = await probe(["engram", "migrate", "--no-snapshot", "--ap"]);
+    expect(afterSwitch.stdout.split("\n").filter(Boolean)).toEqual(["--apply"]);
+  });
+
+  it("completion zsh and fish take a negated switch as taking no value and --fail-on's tiers as its values", async () => {
+    const [zsh, fish] = await Promise.all([runEngram(["completion", "zsh"]), runEngram(["completion", "fish"])]);
+    expect(zsh.stdout).not.toMatch(/^ {4}--no-snapshot\)/m);
+    expect(zsh.stdout).not.toMatch(/^ {4}--no-vectors\)/m);
+    expect(zsh.stdout).toContain(`    --fail-on) compadd -- ${FAIL_ON.map((t) => `'${t}'`).join(" ")}; return 0 ;;`);
+    const fishLine = (flag: string) => fish.stdout.split("\n").filter((l) => l.includes(` -l ${flag} `));
+    expect(fishLine("no-snapshot").length).toBeGreaterThan(0);
+    for (const l of [...fishLine("no-snapshot"), ...fishLine("no-vectors")]) expect(l).not.toMatch(/ -[xr] /);
+    expect(fishLine("fail-on")).toHaveLength(1);
+    expect(fishLine("fail-on")[0]).toContain(` -x -a '${FAIL_ON.join(" ")}' `);
   });
 });

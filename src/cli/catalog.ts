@@ -128,8 +128,16 @@ export function walkCommands(root: Command): Command[] {
   return out;
 }
 
+/**
+ * A flag that takes no value. Commander's isBoolean() is false for a negated
+ * one (`--no-snapshot`, `--no-vectors`), which is a switch all the same.
+ */
+export function isSwitch(o: Option): boolean {
+  return !o.required && !o.optional;
+}
+
 export function flagType(o: Option): string {
-  if (o.isBoolean()) return "bool";
+  if (isSwitch(o)) return "bool";
   if (o.argChoices) return `enum(${o.argChoices.join("|")})`;
   if (o.parseArg === (collectList as unknown) || o.variadic) return "string_list";
   if (o.parseArg === (parseUint as unknown)) return "uint";
@@ -145,7 +153,8 @@ function flagEntry(o: Option): CatalogFlag {
   let def: string | boolean | null = null;
   if (o.defaultValueDescription !== undefined) def = o.defaultValueDescription;
   else if (o.defaultValue !== undefined) def = String(o.defaultValue);
-  else if (o.isBoolean() && !o.negate) def = false;
+  // A switch is off unless given, a negated one (`--no-snapshot`) included.
+  else if (isSwitch(o)) def = false;
   const entry: CatalogFlag = { name: o.long ?? o.short ?? o.flags, type: flagType(o), default: def, usage: o.description };
   if (o.mandatory) entry.usage += " (required)";
   if (o.envVar) entry.env = o.envVar;

@@ -1,5 +1,5 @@
 import type { Command, Option } from "commander";
-import { commandPath, walkCommands } from "./catalog.js";
+import { commandPath, isSwitch, walkCommands } from "./catalog.js";
 
 /**
  * `engram completion bash|zsh|fish`: a completion script generated from the command
@@ -44,7 +44,7 @@ export function bashCompletion(root: Command): string {
     for (const o of node.options) {
       if (o.hidden) continue;
       for (const f of [o.long, o.short]) if (f) flags.push(f);
-      if (!o.isBoolean() && o.long) {
+      if (!isSwitch(o) && o.long) {
         const values = fixedValues(o);
         if (values) valueFlags.set(o.long, `COMPREPLY=($(compgen -W ${quote(values.join(" "))} -- "$cur"))`);
         else if (/<path>/.test(o.flags)) valueFlags.set(o.long, `COMPREPLY=($(compgen -f -- "$cur"))`);
@@ -102,7 +102,7 @@ function treeWords(root: Command): NodeWords[] {
         long: o.long,
         short: o.short,
         description: o.description,
-        ...(o.isBoolean() ? {} : fixedValues(o) ? { value: "choices" as const, choices: fixedValues(o) } : /<path>/.test(o.flags) ? { value: "path" as const } : { value: "any" as const }),
+        ...(isSwitch(o) ? {} : fixedValues(o) ? { value: "choices" as const, choices: fixedValues(o) } : /<path>/.test(o.flags) ? { value: "path" as const } : { value: "any" as const }),
       })),
   }));
 }

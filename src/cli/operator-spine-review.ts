@@ -19,7 +19,26 @@ import { table } from "./text.js";
  */
 
 type ScopeFlags = { scope?: string; allScopes?: boolean; output?: OutputMode };
-type VerifyFlags = ScopeFlags & { workTree?: string; failOn?: string };
+type VerifyFlags = ScopeFlags & { workTree?: string; failOn?: FailOn };
+
+/**
+ * --fail-on's closed set, kept here so the verb tree loads without the
+ * verifier; the type check holds it to FailOn, and test/cli-catalog.test.ts
+ * to FAIL_ON itself.
+ */
+const FAIL_ON_TIERS = ["broken", "moved", "unverifiable", "any"] as const satisfies readonly FailOn[];
+
+/**
+ * --fail-on lists its tiers (help, catalog, completion) as any choices flag
+ * does, and refuses another value while parsing with the rule's envelope,
+ * which names the tiers and never the value typed.
+ */
+function failOnOption(): Option {
+  return new Option("--fail-on <tier>", "exit 7 when this tier has findings (any: every tier but valid)").choices(FAIL_ON_TIERS).argParser((v: string) => {
+    if (!(FAIL_ON_TIERS as readonly string[]).includes(v)) throw usageError(ruleError("verify-fail-on-accepted-values").message);
+    return v as FailOn;
+  });
+}
 type FlipFlags = { id?: string[]; apply?: boolean; output?: OutputMode };
 
 export type FlipDocument = { dry_run: boolean; results: OperatorFlipRow[] };
@@ -99,12 +118,8 @@ function workTreeOf(text: string | undefined): string {
 
 async function runVerify(o: VerifyFlags): Promise<void> {
   const scope = sweepScope(o);
-  const { FAIL_ON, failsOn, recordsWithCitations, verifyRecords } = await import("../operator/index.js");
-  let failOn: FailOn | undefined;
-  if (o.failOn !== undefined) {
-    if (!(FAIL_ON as readonly string[]).includes(o.failOn)) throw usageError(ruleError("verify-fail-on-accepted-values").message);
-    failOn = o.failOn as FailOn;
-  }
+  const { failsOn, recordsWithCitations, verifyRecords } = await import("../operator/index.js");
+  const failOn = o.failOn;
   const workTree = workTreeOf(o.workTree);
   const output = outputMode(o.output);
   const records = await withServingStore(({ store }) => recordsWithCitations(store, scope, Math.floor(Date.now() / 1000)));
@@ -161,7 +176,7 @@ export function registerOperatorSpineReview(program: Command): void {
     );
   addScopeFlags(verify)
     .addOption(new Option("--work-tree <path>", "the checkout citations are checked against").default(undefined, "the current directory"))
-    .addOption(new Option("--fail-on <tier>", "exit 7 when this tier has findings: broken, moved, unverifiable or any"));
+    .addOption(failOnOption());
   addOutputFlag(verify).action(async (o: VerifyFlags) => runVerify(o));
 
   for (const [name, archive] of [
