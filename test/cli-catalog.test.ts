@@ -207,6 +207,12 @@ describe("the bare engram catalog", () => {
     expect(flag("spine-review verify", "--fail-on")?.type).toBe(`enum(${FAIL_ON.join("|")})`);
   });
 
+  it("describes migrate status's --timeout as accepted, not as the budget of a write loop status does not have", () => {
+    const usage = catalog.commands.find((c) => c.name === "migrate status")!.flags.find((f) => f.name === "--timeout")!.usage;
+    expect(usage).not.toMatch(/write loop/);
+    expect(usage).toMatch(/one read/);
+  });
+
   it("gives a sweep's --older-than the default the sweep applies: 0 for prune-expired and summarize-missing, none for purge, whose classes have their own", () => {
     const flag = (cmd: string) => catalog.commands.find((c) => c.name === cmd)!.flags.find((f) => f.name === "--older-than");
     expect(flag("prune-expired")).toMatchObject({ type: "duration", default: "0" });
