@@ -4,6 +4,7 @@ import type { OutputMode } from "./client-flags.js";
 import { parseDurationMs } from "./duration.js";
 import { CliFailure, cliLine, usageError } from "./failure.js";
 import { MAX_TIMER_HOURS } from "../model/index.js";
+import { expecting } from "./flag-errors.js";
 import { parseUint } from "./list-values.js";
 
 /**
@@ -54,6 +55,9 @@ export function parsePositiveSweepTimeout(text: string | undefined): number {
 
 export const DEFAULT_BATCH_SIZE = 256;
 
+/** The most records one batch of a sweep may hold. */
+export const MAX_BATCH_SIZE = 100_000;
+
 /**
  * `migrate` and `migrate revert`: a pass rewrites payloads only (no
  * embedding), about 10 µs a record, so 2048 holds the write lock for some
@@ -65,15 +69,21 @@ export const SCHEMA_SWEEP_BATCH_SIZE = 2048;
 /** `--batch-size <n>`: records written per transaction (one pass of the loop). */
 export function addBatchSizeFlag(cmd: Command, dflt: number = DEFAULT_BATCH_SIZE): Command {
   return cmd.addOption(
-    new Option("--batch-size <n>", "records written per transaction; each pass of the loop writes one batch")
-      .argParser(parseUint)
-      .default(BigInt(dflt), String(dflt)),
+    batchSizeOption(new Option("--batch-size <n>", "records written per transaction; each pass of the loop writes one batch"), dflt),
   );
+}
+
+/** The range batchSize() enforces, stated alike whether the value is not a number (letters) or out of range (0). */
+const BATCH_SIZE_RANGE = `an integer from 1 to ${MAX_BATCH_SIZE}`;
+
+/** A `--batch-size <n>` option with its parser, default and refusal text. */
+export function batchSizeOption(option: Option, dflt: number = DEFAULT_BATCH_SIZE): Option {
+  return expecting(option.argParser(parseUint).default(BigInt(dflt), String(dflt)), BATCH_SIZE_RANGE);
 }
 
 export function batchSize(value: bigint | undefined, dflt: number = DEFAULT_BATCH_SIZE): number {
   const n = value ?? BigInt(dflt);
-  if (n < 1n || n > 100_000n) throw usageError("--batch-size must be an integer from 1 to 100000");
+  if (n < 1n || n > BigInt(MAX_BATCH_SIZE)) throw usageError(`--batch-size must be ${BATCH_SIZE_RANGE}`);
   return Number(n);
 }
 

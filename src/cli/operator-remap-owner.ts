@@ -3,11 +3,10 @@ import { argError, EXIT, RULES } from "../argerror/index.js";
 import type { OwnerSource, RemapProgress, RemapReport } from "../operator/remap-owner.js";
 import type { OutputMode } from "./client-flags.js";
 import { usageError } from "./failure.js";
-import { parseUint } from "./list-values.js";
 import {
   addOutputFlag,
   batchSize,
-  DEFAULT_BATCH_SIZE,
+  batchSizeOption,
   Deadline,
   DEFAULT_SWEEP_TIMEOUT,
   failure,
@@ -130,9 +129,7 @@ function addCommon(cmd: Command): Command {
   cmd.option("--apply", "write: move the records instead of previewing");
   addOutputFlag(cmd);
   cmd.addOption(new Option("--timeout <duration>", "wall-clock budget for the write loop, e.g. 30s, 5m, 1h; must be above 0").default(DEFAULT_SWEEP_TIMEOUT));
-  cmd.addOption(
-    new Option("--batch-size <n>", "records read and moved per pass of the loop, each by its own conditional write").argParser(parseUint).default(BigInt(DEFAULT_BATCH_SIZE), String(DEFAULT_BATCH_SIZE)),
-  );
+  cmd.addOption(batchSizeOption(new Option("--batch-size <n>", "records read and moved per pass of the loop, each by its own conditional write")));
   return cmd;
 }
 
