@@ -442,6 +442,23 @@ const ROWS: Row[] = [
     stderrLine: "engram: --timeout must be a duration such as 30s, 5m or 1h, or 0 for no limit",
   },
   {
+    name: "export with an empty --scope is refused with an envelope, as the sweeps refuse it",
+    args: ["export", "--owner", "", "--scope", ""],
+    target: "none",
+    env: { ENGRAM_DATA_DIR: "{operatorDataDir}" },
+    exit: EXIT.usage,
+    stderrLine: "field=scope hint=required: --scope must name one scope; leave it out to export every scope",
+  },
+  {
+    name: "export naming no owner is refused with the conditional_required envelope",
+    args: ["export", "--scope", "project:exit-seven"],
+    target: "none",
+    env: { ENGRAM_DATA_DIR: "{operatorDataDir}" },
+    exit: EXIT.usage,
+    stderrLine:
+      'field=owner,all-owners hint=conditional_required: export requires an explicit --owner or --all-owners: name one owner ("" is the anonymous owner), or opt into every owner',
+  },
+  {
     name: "reindex refuses --apply with --dry-run",
     args: ["reindex", "--apply", "--dry-run"],
     target: "none",

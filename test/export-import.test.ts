@@ -5,7 +5,7 @@
  * lines (a bad line 3, a backup beside a writing server) run as children.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -256,17 +256,42 @@ describe("the import, export and backup verbs", { timeout: 180_000 }, () => {
     expect(progress.stderr.split("\n")).toContain("engram: exported 2/2 (" + progress.stderr.split("exported 2/2 (")[1]!.split("\n")[0]);
   });
 
-  it("engram export names whose records: --owner or --all-owners, not both", async () => {
+  it("engram export names whose records: --owner or --all-owners, not both, in the envelopes the sweeps give the same mistakes", async () => {
     const dataDir = freshDir();
     const none = await runEngram(["export"], { ENGRAM_DATA_DIR: dataDir });
     expect({ code: none.code, stderr: none.stderr, stdout: none.stdout }).toEqual({
       code: EXIT.usage,
-      stderr: 'engram: name the records to export: --owner <owner> ("" is the anonymous owner) or --all-owners\n',
+      stderr:
+        'field=owner,all-owners hint=conditional_required: export requires an explicit --owner or --all-owners: name one owner ("" is the anonymous owner), or opt into every owner\n',
       stdout: "",
     });
     const both = await runEngram(["export", "--owner", "a", "--all-owners"], { ENGRAM_DATA_DIR: dataDir });
-    expect(both.stderr).toBe("engram: --owner and --all-owners cannot be combined; --all-owners already covers every owner\n");
-    expect(both.code).toBe(EXIT.usage);
+    expect({ code: both.code, stderr: both.stderr, stdout: both.stdout }).toEqual({
+      code: EXIT.usage,
+      stderr: "field=owner,all-owners hint=mutually_exclusive: owner and all-owners cannot be combined; all-owners already covers every owner\n",
+      stdout: "",
+    });
+    // The sweeps' pair reads the same way.
+    const sweep = await runEngram(["spine-review", "scan", "--scope", "s", "--all-scopes"], { ENGRAM_DATA_DIR: dataDir });
+    expect(sweep.stderr).toMatch(/^field=scope,all-scopes hint=mutually_exclusive: /);
+    const doc = readFileSync(new URL("../docs/cli.md", import.meta.url), "utf8");
+    for (const run of [none, both]) expect(doc).toContain("`" + run.stderr.trim() + "`");
+  });
+
+  it("engram export refuses an empty --scope with an envelope, as scan, verify and purge do", async () => {
+    const dataDir = freshDir();
+    const file = join(freshDir(), "good.jsonl");
+    writeFileSync(file, [headerLine({ embedder: local, vectors: true }), recordLine(record(1), vector())].join("\n") + "\n");
+    expect((await runEngram(["import", file], { ENGRAM_DATA_DIR: dataDir })).code).toBe(EXIT.ok);
+    const line = "field=scope hint=required: --scope must name one scope; leave it out to export every scope\n";
+    for (const args of [["--owner", "", "--scope", ""], ["--all-owners", "--scope", " "]]) {
+      const run = await runEngram(["export", ...args], { ENGRAM_DATA_DIR: dataDir });
+      expect({ code: run.code, stderr: run.stderr, stdout: run.stdout }).toEqual({ code: EXIT.usage, stderr: line, stdout: "" });
+    }
+    const scan = await runEngram(["spine-review", "scan", "--scope", ""], { ENGRAM_DATA_DIR: dataDir });
+    expect({ code: scan.code, envelope: scan.stderr.startsWith("field=scope") }).toEqual({ code: EXIT.usage, envelope: true });
+    const doc = readFileSync(new URL("../docs/cli.md", import.meta.url), "utf8");
+    expect(doc).toContain("`" + line.trim() + "`");
   });
 
   it("engram backup copies the store while a server writes: the copy opens and holds every acknowledged record", async () => {

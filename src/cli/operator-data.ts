@@ -1,7 +1,7 @@
 import { accessSync, closeSync, constants, createReadStream, openSync, readSync, statSync } from "node:fs";
 import { createInterface } from "node:readline";
 import type { Command } from "commander";
-import { EXIT } from "../argerror/index.js";
+import { argError, EXIT } from "../argerror/index.js";
 import type { BackupReport, ImportReport } from "../operator/index.js";
 import type { OutputMode } from "./client-flags.js";
 import { usageError } from "./failure.js";
@@ -27,8 +27,9 @@ export const BACKUP_ON_QDRANT =
   "engram backup copies the embedded store's SQLite file and does not support the Qdrant store that ENGRAM_QDRANT_URL configures; " +
   "back up the collection with Qdrant's snapshot API (POST /collections/<collection>/snapshots on every node), see docs/qdrant.md";
 
-export const OWNER_ALL_OWNERS_EXCLUSIVE = "--owner and --all-owners cannot be combined; --all-owners already covers every owner";
-export const OWNER_REQUIRED = "name the records to export: --owner <owner> (\"\" is the anonymous owner) or --all-owners";
+export const OWNER_ALL_OWNERS_EXCLUSIVE = "owner and all-owners cannot be combined; all-owners already covers every owner";
+export const OWNER_REQUIRED = "export requires an explicit --owner or --all-owners: name one owner (\"\" is the anonymous owner), or opt into every owner";
+export const EXPORT_SCOPE_EMPTY = "--scope must name one scope; leave it out to export every scope";
 
 type ExportFlags = { owner?: string; allOwners?: boolean; scope?: string; vectors?: boolean };
 
@@ -41,9 +42,16 @@ function writeStdout(chunk: string): Promise<void> {
   });
 }
 
+/** Whose records, exactly one way, and a scope only when it names one: in the envelopes the sweeps give the same mistakes. */
+function checkExportFlags(o: ExportFlags): void {
+  if (o.owner !== undefined && o.allOwners) throw usageError(argError(["owner", "all-owners"], "mutually_exclusive", OWNER_ALL_OWNERS_EXCLUSIVE).message);
+  if (o.owner === undefined && !o.allOwners) throw usageError(argError(["owner", "all-owners"], "conditional_required", OWNER_REQUIRED).message);
+  // An empty scope names none: the core reads it as missing, and as a filter it would match nothing.
+  if (o.scope !== undefined && o.scope.trim() === "") throw usageError(argError("scope", "required", EXPORT_SCOPE_EMPTY).message);
+}
+
 async function runExport(o: ExportFlags): Promise<void> {
-  if (o.owner !== undefined && o.allOwners) throw usageError(OWNER_ALL_OWNERS_EXCLUSIVE);
-  if (o.owner === undefined && !o.allOwners) throw usageError(OWNER_REQUIRED);
+  checkExportFlags(o);
   const progress = progressMode();
   const reporter = () => new ProgressReporter(progress, "exported");
   const opts = (r: ProgressReporter) => ({
