@@ -28,7 +28,7 @@ export type { ListRulesResult, RuleView } from "./list-rules.js";
 export type { RelatedResult, RelatedEdge } from "./related-memories.js";
 export type { ListTagsResult } from "./list-tags.js";
 export type { MigrateStatus } from "./migrate-status.js";
-export { CITATION_KINDS, MEMORY_CATEGORIES, MEMORY_SOURCES } from "./validate.js";
+export { CITATION_KINDS, MEMORY_CATEGORIES, MEMORY_SOURCES, RECORD_CATEGORIES } from "./validate.js";
 export { kindMismatch, plainName } from "./arg-kinds.js";
 export type { ArgKind } from "./arg-kinds.js";
 export { rejectUnknownArguments } from "./unknown-arguments.js";

@@ -14,6 +14,9 @@ export const MEMORY_CATEGORIES = ["decision", "preference", "convention", "gotch
 /** Categories and scope prefixes only store_rule and store_discovery write. */
 export const RESERVED_WRITERS = { rule: "store_rule", discovery: "store_discovery" } as const;
 
+/** Every category a stored record can carry: the memory categories and those of the reserved writers. */
+export const RECORD_CATEGORIES: readonly string[] = [...MEMORY_CATEGORIES, ...Object.keys(RESERVED_WRITERS)];
+
 export function requireString(field: string, value: string | undefined, detail = `${field} is required`): string {
   if (value === undefined || value.trim() === "") throw argError(field, "required", detail);
   return value;

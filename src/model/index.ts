@@ -1,5 +1,5 @@
 export type { MemoryRecord, Citation, ScoredRecord } from "./record.js";
-export { SERVER_ONLY_KEYS } from "./record.js";
+export { SERVER_ONLY_KEYS, VISIBILITIES } from "./record.js";
 export type { Subject } from "./subject.js";
 export { ANONYMOUS, ownerSubject } from "./subject.js";
 export { randomShortId, mintShortId, ShortIdExhaustedError, SHORT_ID_LENGTH, SHORT_ID_ATTEMPTS } from "./short-id.js";

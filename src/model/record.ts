@@ -7,6 +7,9 @@ export type Citation = {
   excerpt: string;
 };
 
+/** A record's visibility: "" (its owner's alone) or shared with every caller; the store keeps nothing else. */
+export const VISIBILITIES = ["", "shared"] as const;
+
 /**
  * A stored record. Keys are the payload keys of the store (snake_case, the
  * same names the proto and the MCP tools use, except the payload's historic
@@ -27,7 +30,7 @@ export type MemoryRecord = {
   actor: string;
   /** Absent only on pre-isolation records, which no owner-scoped read sees. */
   owner?: string;
-  visibility: "" | "shared";
+  visibility: (typeof VISIBILITIES)[number];
   /** RFC3339 UTC with milliseconds; fixed width, so strings sort by time. */
   created_at: string;
   summary: string;

@@ -1,4 +1,5 @@
-import type { MemoryRecord } from "../model/record.js";
+import { MEMORY_SOURCES, RECORD_CATEGORIES } from "../core/validate.js";
+import { VISIBILITIES, type MemoryRecord } from "../model/record.js";
 import { CURRENT_SCHEMA_VERSION, isUuid } from "../store/index.js";
 
 /**
@@ -74,34 +75,99 @@ export function parseHeader(text: string): ExportHeader {
   return { format: EXPORT_FORMAT, version: EXPORT_FORMAT_VERSION, embedder: h.embedder, vectors: h.vectors };
 }
 
-const STRING_KEYS = ["short_id", "content", "scope", "created_at"] as const;
-const LIST_KEYS = ["tags", "citations", "supersedes"] as const;
+/**
+ * The keys every stored record carries, each from the core's closed set: the
+ * store indexes them (a row without one is refused), and the core never
+ * writes any other value.
+ */
+const CLOSED_KEYS: readonly (readonly [string, readonly string[]])[] = [
+  ["source", MEMORY_SOURCES],
+  ["category", RECORD_CATEGORIES],
+  ["visibility", VISIBILITIES],
+];
+/** Keys that are strings whenever they are present. */
+const OPTIONAL_STRINGS = [
+  "short_id",
+  "owner",
+  "repo",
+  "workspace",
+  "worktree_path",
+  "base_dir",
+  "actor",
+  "summary",
+  "summary_source",
+  "summary_model",
+  "summary_egress_at",
+  "last_accessed_at",
+  "kind",
+  "superseded_by",
+  "archived_at",
+  "idempotency_fingerprint",
+  "embedder_identity",
+  "revision",
+] as const;
+const CITATION_KEYS = ["kind", "ref", "locator", "pin", "excerpt"] as const;
+
+/** The accepted values as a reason may list them: "" is spelled out, as nothing else would show it. */
+function oneOf(values: readonly string[]): string {
+  return values.map((v) => (v === "" ? '""' : v)).join("|");
+}
+
+function isCount(v: unknown): boolean {
+  return typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
+}
 
 /**
- * One record line, checked for what the store needs to index it; the core's
- * validation already ran when the record was first written.
+ * Every field of a record line the store or the core relies on: present
+ * when every stored record has it, of its type, and from its closed set. A
+ * reason names the field and what it must be, never the value found.
+ */
+function checkRecord(r: Record<string, unknown>, line: number): void {
+  const fail = (reason: string): never => {
+    throw new LineError(line, reason);
+  };
+  if (typeof r.id !== "string" || !isUuid(r.id)) fail("record.id must be a UUID");
+  for (const k of ["content", "scope", "created_at"] as const) {
+    if (r[k] === undefined) fail(`record.${k} is required`);
+    if (typeof r[k] !== "string") fail(`record.${k} must be a string`);
+  }
+  if (r.scope === "") fail("record.scope is required");
+  if (r.created_at === "") fail("record.created_at is required");
+  for (const [k, values] of CLOSED_KEYS) {
+    if (r[k] === undefined) fail(`record.${k} is required`);
+    if (typeof r[k] !== "string" || !values.includes(r[k])) fail(`record.${k} must be one of ${oneOf(values)}`);
+  }
+  for (const k of OPTIONAL_STRINGS) if (r[k] !== undefined && typeof r[k] !== "string") fail(`record.${k} must be a string`);
+  for (const k of ["tags", "citations", "supersedes"] as const) if (r[k] !== undefined && !Array.isArray(r[k])) fail(`record.${k} must be a list`);
+  for (const k of ["tags", "supersedes"] as const) {
+    if (Array.isArray(r[k]) && r[k].some((t: unknown) => typeof t !== "string")) fail(`record.${k} must be strings`);
+  }
+  if (Array.isArray(r.citations)) {
+    for (const c of r.citations as unknown[]) {
+      if (!isObject(c) || CITATION_KEYS.some((k) => c[k] !== undefined && typeof c[k] !== "string")) fail("record.citations must be citation objects of strings");
+    }
+  }
+  for (const k of ["access_count", "content_bytes"] as const) if (r[k] !== undefined && !isCount(r[k])) fail(`record.${k} must be a non-negative integer`);
+  const v = r.schema_version;
+  if (v !== undefined && (typeof v !== "number" || !Number.isInteger(v) || v < 0 || v > CURRENT_SCHEMA_VERSION)) {
+    fail(`record.schema_version must be an integer from 0 to ${CURRENT_SCHEMA_VERSION}`);
+  }
+  for (const k of ["not_before", "not_after"] as const) {
+    if (r[k] !== undefined && (typeof r[k] !== "number" || !Number.isFinite(r[k]))) fail(`record.${k} must be a number`);
+  }
+}
+
+/**
+ * One record line, checked field by field for what the store needs to index
+ * it and what the core's closed sets allow: a file is anyone's text, and a
+ * line the store would refuse must be named as that line, not as its batch.
  */
 export function parseRecordLine(text: string, line: number): ExportedRecord {
   if (text.trim() === "") throw new LineError(line, "blank line");
   const doc = parseJson(text, line);
   if (!isObject(doc) || !isObject(doc.record)) throw new LineError(line, "not an export record (needs a record object)");
   const r = doc.record;
-  if (typeof r.id !== "string" || !isUuid(r.id)) throw new LineError(line, "record.id must be a UUID");
-  for (const k of STRING_KEYS) if (r[k] !== undefined && typeof r[k] !== "string") throw new LineError(line, `record.${k} must be a string`);
-  if (typeof r.scope !== "string" || r.scope === "") throw new LineError(line, "record.scope is required");
-  if (typeof r.created_at !== "string" || r.created_at === "") throw new LineError(line, "record.created_at is required");
-  if (typeof r.content !== "string") throw new LineError(line, "record.content is required");
-  for (const k of LIST_KEYS) if (r[k] !== undefined && !Array.isArray(r[k])) throw new LineError(line, `record.${k} must be a list`);
-  if (Array.isArray(r.tags) && r.tags.some((t) => typeof t !== "string")) throw new LineError(line, "record.tags must be strings");
-  if (r.owner !== undefined && typeof r.owner !== "string") throw new LineError(line, "record.owner must be a string");
-  if (r.visibility !== undefined && r.visibility !== "" && r.visibility !== "shared") throw new LineError(line, 'record.visibility must be "" or "shared"');
-  const v = r.schema_version;
-  if (v !== undefined && (typeof v !== "number" || !Number.isInteger(v) || v < 0 || v > CURRENT_SCHEMA_VERSION)) {
-    throw new LineError(line, `record.schema_version must be an integer from 0 to ${CURRENT_SCHEMA_VERSION}`);
-  }
-  for (const k of ["not_before", "not_after"] as const) {
-    if (r[k] !== undefined && (typeof r[k] !== "number" || !Number.isFinite(r[k]))) throw new LineError(line, `record.${k} must be a number`);
-  }
+  checkRecord(r, line);
   let vector: Buffer | undefined;
   if (doc.vector !== undefined) {
     if (typeof doc.vector !== "string" || !/^[A-Za-z0-9+/]*={0,2}$/.test(doc.vector)) throw new LineError(line, "vector must be base64");

@@ -1,0 +1,109 @@
+/**
+ * Which failures of `engram import` are a line's and which are not. A line's
+ * own content (not JSON, a field missing, of the wrong type or outside the
+ * core's closed set) is exit 2 and names that line.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, describe, expect, it } from "vitest";
+import { EXIT } from "../src/argerror/index.js";
+import { FakeEmbedder, identityKey, LOCAL_IDENTITY } from "../src/embed/index.js";
+import type { MemoryRecord } from "../src/model/record.js";
+import { headerLine, importRecords, ImportStopped, parseRecordLine, recordLine } from "../src/operator/index.js";
+import { EmbeddedStore } from "../src/store/embedded/embedded-store.js";
+import { runEngram } from "./helpers/run-engram.js";
+import { syntheticRecord } from "./helpers/synthetic-record.js";
+
+/** Planted as a field's value; no refusal may repeat it. */
+const SECRET = "sekrit-import-3c9e";
+const LOCAL = identityKey(LOCAL_IDENTITY);
+
+const root = mkdtempSync(join(tmpdir(), "engram-import-refusals-"));
+let n = 0;
+const fresh = (name: string) => join(root, `${name}-${++n}`);
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const vector = () => Buffer.from(new Float32Array(LOCAL_IDENTITY.dim).fill(0.05).buffer);
+const header = headerLine({ embedder: LOCAL, vectors: true });
+/** A record line as an export writes it; `edit` may remove or retype any field. */
+function line(i: number, edit: (r: Record<string, unknown>) => void = () => {}): string {
+  const r = syntheticRecord(i, { short_id: `REFUSE${String(i).padStart(4, "0")}`, schema_version: 2 }) as unknown as Record<string, unknown>;
+  edit(r);
+  return recordLine(r as unknown as MemoryRecord, vector());
+}
+function file(lines: readonly string[]): string {
+  const f = `${fresh("file")}.jsonl`;
+  writeFileSync(f, lines.join("\n") + "\n");
+  return f;
+}
+function ids(dataDir: string): string[] {
+  const db = new Database(join(dataDir, "engram.db"), { readonly: true });
+  try {
+    return (db.prepare("SELECT id FROM records ORDER BY id").all() as { id: string }[]).map((r) => r.id);
+  } finally {
+    db.close();
+  }
+}
+const uuid = (i: number) => syntheticRecord(i).id;
+
+describe("each field a stored record carries is checked on its own line", () => {
+  const cases: [string, (r: Record<string, unknown>) => void, string][] = [
+    ["no category", (r) => delete r.category, "record.category is required"],
+    ["a number for category", (r) => (r.category = 5), "record.category must be one of decision|preference|convention|gotcha|rule|discovery"],
+    ["an unknown category", (r) => (r.category = SECRET), "record.category must be one of decision|preference|convention|gotcha|rule|discovery"],
+    ["no source", (r) => delete r.source, "record.source is required"],
+    ["an unknown source", (r) => (r.source = SECRET), "record.source must be one of user-said|agent-inferred"],
+    ["no visibility", (r) => delete r.visibility, "record.visibility is required"],
+    ["an unknown visibility", (r) => (r.visibility = SECRET), 'record.visibility must be one of ""|shared'],
+    ["no content", (r) => delete r.content, "record.content is required"],
+    ["a list for content", (r) => (r.content = [SECRET]), "record.content must be a string"],
+    ["a number for created_at", (r) => (r.created_at = 5), "record.created_at must be a string"],
+    ["a number for repo", (r) => (r.repo = 5), "record.repo must be a string"],
+    ["a number among the tags", (r) => (r.tags = [SECRET, 5]), "record.tags must be strings"],
+    ["a string among the citations", (r) => (r.citations = [SECRET]), "record.citations must be citation objects of strings"],
+    ["a negative access_count", (r) => (r.access_count = -1), "record.access_count must be a non-negative integer"],
+  ];
+  it.each(cases)("%s: refused as that line, without its value", (_label, edit, reason) => {
+    const err = (() => {
+      try {
+        parseRecordLine(line(7, edit), 9);
+      } catch (e) {
+        return e as Error;
+      }
+      return undefined;
+    })();
+    expect(err?.message).toBe(`line 9: ${reason}`);
+    expect(err?.message).not.toContain(SECRET);
+  });
+
+  it("the stored record's own fields pass: rule, discovery, shared, a pre-isolation record without owner", () => {
+    for (const edit of [(r: Record<string, unknown>) => (r.category = "rule"), (r: Record<string, unknown>) => (r.category = "discovery"), (r: Record<string, unknown>) => (r.visibility = "shared"), (r: Record<string, unknown>) => delete r.owner]) {
+      expect(parseRecordLine(line(7, edit), 2).record.id).toBe(uuid(7));
+    }
+  });
+
+  it("a line the store would refuse is named as itself, not as its batch's first line", async () => {
+    const target = EmbeddedStore.open({ dataDir: fresh("data"), dim: 64 });
+    async function* lines() {
+      yield* [headerLine({ embedder: "", vectors: false }), line(1), line(2), line(3, (r) => delete r.category)];
+    }
+    const err = (await importRecords(target, new FakeEmbedder(64), lines(), { batch: 10 }).catch((e: unknown) => e)) as ImportStopped;
+    expect(err).toBeInstanceOf(ImportStopped);
+    expect(err.message).toBe("line 4: record.category is required");
+    expect(await target.getRaw(uuid(1))).toBeUndefined();
+    await target.close();
+  });
+
+  it("engram import names the line, exit 2, and keeps only the batches before it", { timeout: 60_000 }, async () => {
+    const dataDir = fresh("data");
+    const run = await runEngram(["import", file([header, line(1), line(2), line(3, (r) => (r.category = 5))]), "--batch-size", "2"], { ENGRAM_DATA_DIR: dataDir });
+    expect(run).toEqual({
+      code: EXIT.usage,
+      stdout: "",
+      stderr: "engram: line 4: record.category must be one of decision|preference|convention|gotcha|rule|discovery; nothing from its batch on was written (2 record(s) imported before it)\n",
+    });
+    expect(ids(dataDir)).toEqual([uuid(1), uuid(2)]);
+  });
+});
