@@ -18,6 +18,9 @@ import { startQdrantFake, type QdrantFake } from "./qdrant-fake/index.js";
 
 type Line = { record: Record<string, unknown> };
 
+/** The CLI's embedder when no OpenAI endpoint is configured. */
+const LOCAL = "local:universal-sentence-encoder-en:512";
+
 let server: TestServer;
 let fake: QdrantFake;
 let dir: string;
@@ -86,6 +89,32 @@ describe("engram import with ENGRAM_QDRANT_URL", () => {
     } finally {
       await again.close();
     }
+  });
+
+  // Qdrant answering an import's write with a fault is no line's: 5 when it cannot take it now, 6 when it did not answer in time.
+  it.each([
+    [500, EXIT.unavailable, "unavailable: the store cannot accept writes now; retry later"],
+    [504, EXIT.timeout, "the store did not answer in time"],
+  ])("Qdrant answering the import's write with %i is exit %i, and says the batch may be partly written", async (status, exit, text) => {
+    const alias = QdrantStore.uniqueCollection("import-fault");
+    const env = { ENGRAM_QDRANT_URL: fake.url, ENGRAM_QDRANT_COLLECTION: alias, ENGRAM_DATA_DIR: join(dir, "unused") };
+    // One record whose vector the CLI's embedder keeps: the write is the first thing it asks of Qdrant after the open.
+    const keep = join(dir, `keep-${status}.jsonl`);
+    const one = JSON.parse(exported[1]!) as Line & { vector: string };
+    one.vector = Buffer.from(new Float32Array(512).fill(0.05).buffer).toString("base64");
+    writeFileSync(keep, `${JSON.stringify({ embedder: LOCAL, format: "engram-export", vectors: true, version: 1 })}\n${JSON.stringify(one)}\n`);
+    const fault = fake.faults.inject({ match: { operation: "upsert_points" }, fault: { kind: "status", status }, times: Number.POSITIVE_INFINITY });
+    let run;
+    try {
+      run = await runEngram(["import", keep], env);
+    } finally {
+      fault.clear();
+    }
+    expect(run).toEqual({
+      code: exit,
+      stdout: "",
+      stderr: `engram: ${text}; nothing after the batch from line 2 was written, and that batch may be partly written: importing the file again completes it (0 record(s) imported before it)\n`,
+    });
   });
 
   it("an unreachable Qdrant is exit 5 and says the store cannot be reached, naming nothing of the file", async () => {

@@ -1,9 +1,11 @@
 /**
  * Which failures of `engram import` are a line's and which are not. A line's
  * own content (not JSON, a field missing, of the wrong type or outside the
- * core's closed set) is exit 2 and names that line.
+ * core's closed set) is exit 2 and names that line; a store another process
+ * holds locked or an embedder out of reach is nobody's line: exit 5, in the
+ * words the other operator verbs use.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -19,6 +21,7 @@ import { syntheticRecord } from "./helpers/synthetic-record.js";
 /** Planted as a field's value; no refusal may repeat it. */
 const SECRET = "sekrit-import-3c9e";
 const LOCAL = identityKey(LOCAL_IDENTITY);
+const DOC = readFileSync(new URL("../docs/cli.md", import.meta.url), "utf8");
 
 const root = mkdtempSync(join(tmpdir(), "engram-import-refusals-"));
 let n = 0;
@@ -105,5 +108,41 @@ describe("each field a stored record carries is checked on its own line", () => 
       stderr: "engram: line 4: record.category must be one of decision|preference|convention|gotcha|rule|discovery; nothing from its batch on was written (2 record(s) imported before it)\n",
     });
     expect(ids(dataDir)).toEqual([uuid(1), uuid(2)]);
+  });
+});
+
+describe("a failure that is no line's fault keeps its own exit status", { timeout: 60_000 }, () => {
+  it("a store another process holds locked is exit 5, says so, and blames no line", async () => {
+    const dataDir = fresh("data");
+    const first = await runEngram(["import", file([header, line(1)])], { ENGRAM_DATA_DIR: dataDir });
+    expect(first.code, first.stderr).toBe(EXIT.ok);
+    const holder = new Database(join(dataDir, "engram.db"));
+    holder.exec("BEGIN IMMEDIATE");
+    let run;
+    try {
+      run = await runEngram(["import", file([header, line(2), line(3)])], { ENGRAM_DATA_DIR: dataDir });
+    } finally {
+      holder.exec("ROLLBACK");
+      holder.close();
+    }
+    expect(run).toEqual({
+      code: EXIT.unavailable,
+      stdout: "",
+      stderr: "engram: the store is locked by another process: database is locked; nothing from line 2 on was written (0 record(s) imported before it)\n",
+    });
+    expect(ids(dataDir)).toEqual([uuid(1)]);
+    expect(DOC).toContain("`engram: the store is locked by another process: database is locked; nothing from line 2 on was written (0 record(s) imported before it)`");
+  });
+
+  it("an embedder that cannot be reached is exit 5, naming the embedder and no line", async () => {
+    const dataDir = fresh("data");
+    const env = { ENGRAM_DATA_DIR: dataDir, ENGRAM_OPENAI_BASE_URL: "http://127.0.0.1:1", ENGRAM_EMBED_MODEL: "m", ENGRAM_EMBED_DIM: "8" };
+    const run = await runEngram(["import", file([header, line(1)])], env);
+    expect(run).toEqual({
+      code: EXIT.unavailable,
+      stdout: "",
+      stderr:
+        "engram: openai-compatible embedder: POST http://127.0.0.1:1/v1/embeddings could not be reached; nothing from line 2 on was written (0 record(s) imported before it)\n",
+    });
   });
 });

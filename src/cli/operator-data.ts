@@ -7,7 +7,7 @@ import type { OutputMode } from "./client-flags.js";
 import { usageError } from "./failure.js";
 import { addBatchSizeFlag, addOutputFlag, batchSize, failure, outputMode, writeDocument } from "./operator-common.js";
 import { ProgressReporter, progressMode } from "./operator-progress.js";
-import { qdrantConnectionOf, qdrantFailure, requireQdrantCollection, withServingStore, withOperatorStore } from "./operator-store.js";
+import { qdrantConnectionOf, qdrantFailure, requireQdrantCollection, runFault, withServingStore, withOperatorStore } from "./operator-store.js";
 import { table } from "./text.js";
 
 /**
@@ -144,6 +144,31 @@ function unreadableImport(file: string): string | undefined {
   }
 }
 
+type ImportModule = typeof import("../operator/index.js");
+
+/**
+ * What a stopped import tells the operator, in the exit table's terms: a
+ * line's own content is that line's fault (2); a store locked, an embedder or
+ * a store out of reach (5), or a store timeout (6) is no line's, and says so
+ * in the words the other verbs use; with what was and was not written.
+ */
+function importFailure(err: unknown, m: ImportModule): unknown {
+  if (err instanceof m.ImportRefused) return failure(EXIT.usage, err.message);
+  if (!(err instanceof m.ImportStopped)) return err;
+  const before = `(${err.report.imported} record(s) imported before it)`;
+  if (err.cause instanceof m.LineError) return failure(EXIT.usage, `${err.cause.message}; nothing from its batch on was written ${before}`);
+  // Qdrant has no transactions: the batch that failed may be partly written.
+  const written = process.env.ENGRAM_QDRANT_URL
+    ? `nothing after the batch from line ${err.line} was written, and that batch may be partly written: importing the file again completes it`
+    : `nothing from line ${err.line} on was written`;
+  const fault = runFault(err.cause);
+  if (fault !== undefined) return failure(fault.exit, `${fault.text}; ${written} ${before}`);
+  // A read of the file that failed names its errno, never the path its message holds.
+  const errno = (err.cause as NodeJS.ErrnoException | undefined)?.syscall !== undefined ? (err.cause as NodeJS.ErrnoException).code : undefined;
+  const why = errno !== undefined ? `cannot read the import file (${errno})` : err.message;
+  return failure(EXIT.unclassified, `import failed: ${why}; ${written} ${before}`);
+}
+
 async function runImport(file: string, o: { output?: OutputMode; batchSize?: bigint }): Promise<void> {
   const output = outputMode(o.output);
   const batch = batchSize(o.batchSize);
@@ -153,23 +178,17 @@ async function runImport(file: string, o: { output?: OutputMode; batchSize?: big
   }
   const progress = progressMode();
   const total = file === "-" || progress === "off" ? 0 : countLines(file);
-  const { importRecords, ImportStopped, ImportRefused, LineError } = await import("../operator/index.js");
+  const m = await import("../operator/index.js");
   // An import is how a store is first filled (a move to a new machine, or to Qdrant), so it alone may create one.
   const report = await withServingStore(async ({ store, embedder }) => {
     const reporter = new ProgressReporter(progress, "imported");
     try {
-      return await importRecords(store, embedder, inputLines(file), {
+      return await m.importRecords(store, embedder, inputLines(file), {
         batch,
         onProgress: (done) => reporter.update(done, total),
       });
     } catch (err) {
-      if (err instanceof ImportRefused) throw failure(EXIT.usage, err.message);
-      if (err instanceof ImportStopped) {
-        const where = err.cause instanceof LineError ? err.cause.message : `import failed: ${err.message}`;
-        const status = err.cause instanceof LineError ? EXIT.usage : (err.cause as Error)?.name === "EmbedderError" ? EXIT.unavailable : EXIT.unclassified;
-        throw failure(status, `${where}; nothing from its batch on was written (${err.report.imported} record(s) imported before it)`);
-      }
-      throw err;
+      throw importFailure(err, m);
     } finally {
       reporter.finish();
       await (embedder as { close?: () => Promise<void> | void }).close?.();

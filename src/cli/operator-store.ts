@@ -124,7 +124,7 @@ async function openOperatorStore(env: NodeJS.ProcessEnv, mode: CheckMode = {}): 
     // Checked like `engram serve` does: a sweep or a migration must not run over a damaged file.
     store = openStore(env, embedder.identity.dim, undefined, { integrityCheck: mode.checkAlongside === true ? "alongside" : true });
   } catch (err) {
-    if (isBusy(err)) throw failure(EXIT.unavailable, `the store is locked by another process: ${errorText(err)}`);
+    if (isBusy(err)) throw failure(EXIT.unavailable, lockedText(err));
     // A refusal that already names the file, the cause and the recovery, word for word as `engram serve` says it.
     if (isOpenRefusal(err)) throw failure(EXIT.usage, err.message);
     // Anything else at construction is configuration-shaped: a path that is not a directory, a file that is not a store.
@@ -156,6 +156,11 @@ function isBusy(err: unknown): boolean {
   return typeof code === "string" && (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"));
 }
 
+/** The line of a store held by another process: SQLite's own words ("database is locked"), never its code. */
+function lockedText(err: unknown): string {
+  return `the store is locked by another process: ${errorText(err)}`;
+}
+
 /**
  * Opens the store, runs `fn`, and always closes the store again, also when
  * `fn` fails. A store that stays locked is `unavailable` (exit 5), like a
@@ -176,7 +181,7 @@ export async function withOperatorStore<T>(fn: (s: OperatorStore) => Promise<T> 
     return result;
   } catch (err) {
     if (err instanceof CliFailure) throw err;
-    if (isBusy(err)) throw failure(EXIT.unavailable, `the store is locked by another process: ${errorText(err)}`);
+    if (isBusy(err)) throw failure(EXIT.unavailable, lockedText(err));
     throw err;
   } finally {
     await opened.store.close();
@@ -206,9 +211,21 @@ export type ServingStore = {
 export function qdrantFailure(err: unknown): unknown {
   if (!(err instanceof Error) || err instanceof CliFailure) return err;
   if (err.name === "QdrantSetupError") return failure(EXIT.usage, err.message);
-  if (err.name === "EmbedderError" || err.name === "ReindexBehindError") return failure(EXIT.unavailable, err.message);
+  const fault = runFault(err);
+  return fault === undefined ? err : failure(fault.exit, fault.text);
+}
+
+/**
+ * A fault a verb met while it ran, as the exit table has it, with the line
+ * that says so: a store another process keeps locked, an embedder or a store
+ * that cannot be reached (5), a store that did not answer in time (6).
+ * Undefined for anything else (a refusal, a bug), which the verb words itself.
+ */
+export function runFault(err: unknown): { exit: ExitCode; text: string } | undefined {
+  if (isBusy(err)) return { exit: EXIT.unavailable, text: lockedText(err) };
+  if (err instanceof Error && (err.name === "EmbedderError" || err.name === "ReindexBehindError")) return { exit: EXIT.unavailable, text: err.message };
   const exit = storeFaultExit(err);
-  return exit === undefined ? err : failure(exit, ((err as unknown as { rawMessage?: string }).rawMessage ?? err.message));
+  return exit === undefined ? undefined : { exit, text: (err as { rawMessage?: string }).rawMessage ?? errorText(err) };
 }
 
 /** The vocabulary's exit status for a store fault raised while a verb ran (Qdrant gone, a timeout); undefined for anything else. */

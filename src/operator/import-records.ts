@@ -1,6 +1,6 @@
 import { embeddingText, identityKey, type Embedder } from "../embed/index.js";
 import { checkEmbedderIdentity } from "../embed/identity-check.js";
-import { type Store, META_EMBEDDER_IDENTITY, type ImportRow, errorName, toFloat32 } from "../store/index.js";
+import { type Store, META_EMBEDDER_IDENTITY, type ImportRow, toFloat32 } from "../store/index.js";
 import { LineError, parseHeader, parseRecordLine, type ExportedRecord } from "./export-format.js";
 
 export type ImportReport = {
@@ -14,12 +14,18 @@ export type ImportReport = {
   to_embedder: string;
 };
 
-/** The import stopped: `line` (if any) is the first line it could not take; `report` is what was committed before. */
+/**
+ * The import stopped. `cause` is why: a LineError when a line's own content
+ * is at fault, else what the store or the embedder threw, as it threw it.
+ * `line` is the first line not written, the start of the batch that failed;
+ * `report` is what was committed before it.
+ */
 export class ImportStopped extends Error {
   override readonly name = "ImportStopped";
   constructor(
     readonly cause: unknown,
     readonly report: ImportReport,
+    readonly line: number,
   ) {
     super(cause instanceof Error ? cause.message : String(cause));
   }
@@ -95,9 +101,8 @@ export async function importRecords(
     await flush();
   } catch (err) {
     if (err instanceof ImportRefused) throw err;
-    // A write that failed inside a batch names the batch's first line.
-    const cause = err instanceof LineError || pending.length === 0 ? err : new LineError(firstLineOfBatch, `the batch starting here was not written (${errorName(err)})`);
-    throw new ImportStopped(cause, report);
+    // A line's own fault is that line's; anything else (the store, the embedder) is the batch's and keeps its own kind.
+    throw new ImportStopped(err, report, firstLineOfBatch);
   }
   return report;
 }
