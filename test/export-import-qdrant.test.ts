@@ -91,6 +91,23 @@ describe("engram import with ENGRAM_QDRANT_URL", () => {
     }
   });
 
+  it("a file refused in its first batch sends Qdrant nothing: no collection, no alias, exit 2", async () => {
+    const alias = QdrantStore.uniqueCollection("import-refused");
+    const bad = join(dir, "bad-first-batch.jsonl");
+    const broken = JSON.parse(exported[2]!) as Line;
+    delete broken.record.category;
+    writeFileSync(bad, `${[exported[0], exported[1], JSON.stringify(broken)].join("\n")}\n`);
+    const before = fake.requests.length;
+    const run = await runEngram(["import", bad], { ENGRAM_QDRANT_URL: fake.url, ENGRAM_QDRANT_COLLECTION: alias, ENGRAM_DATA_DIR: join(dir, "unused") });
+    expect(run).toEqual({
+      code: EXIT.usage,
+      stdout: "",
+      stderr: "engram: line 3: record.category is required; nothing from its batch on was written (0 record(s) imported before it)\n",
+    });
+    expect(fake.requests.length).toBe(before);
+    expect(fake.state.aliases.has(alias)).toBe(false);
+  });
+
   // Qdrant answering an import's write with a fault is no line's: 5 when it cannot take it now, 6 when it did not answer in time.
   it.each([
     [500, EXIT.unavailable, "unavailable: the store cannot accept writes now; retry later"],

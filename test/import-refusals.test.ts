@@ -3,9 +3,11 @@
  * own content (not JSON, a field missing, of the wrong type or outside the
  * core's closed set) is exit 2 and names that line; a store another process
  * holds locked or an embedder out of reach is nobody's line: exit 5, in the
- * words the other operator verbs use.
+ * words the other operator verbs use. A file refused in its header or first
+ * batch creates nothing, not even the store an import may make.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -50,6 +52,39 @@ function ids(dataDir: string): string[] {
   }
 }
 const uuid = (i: number) => syntheticRecord(i).id;
+
+describe("a file refused before anything is written creates nothing", { timeout: 60_000 }, () => {
+  it("a file that is not an export: line 1 named, exit 2, and no data directory or store made", async () => {
+    const dataDir = join(fresh("data"), "x");
+    const run = await runEngram(["import", file(["garbage"])], { ENGRAM_DATA_DIR: dataDir });
+    expect(run).toEqual({ code: EXIT.usage, stdout: "", stderr: "engram: line 1: not valid JSON; nothing from its batch on was written (0 record(s) imported before it)\n" });
+    expect(existsSync(dataDir)).toBe(false);
+  });
+
+  it("a bad line in the first batch: named by its own line, and still no store", async () => {
+    const dataDir = fresh("data");
+    const run = await runEngram(["import", file([header, line(1), line(2), line(3, (r) => delete r.category)])], { ENGRAM_DATA_DIR: dataDir });
+    expect(run).toEqual({
+      code: EXIT.usage,
+      stdout: "",
+      stderr: "engram: line 4: record.category is required; nothing from its batch on was written (0 record(s) imported before it)\n",
+    });
+    expect(existsSync(dataDir)).toBe(false);
+  });
+
+  it("stdin is read once: the lines checked before the store opens are the ones imported", async () => {
+    const dataDir = fresh("data");
+    const run = spawnSync(process.execPath, ["bin/engram.js", "import", "-", "--batch-size", "1", "--output", "json"], {
+      cwd: new URL("..", import.meta.url).pathname,
+      input: [header, line(1), line(2), line(3)].join("\n") + "\n",
+      encoding: "utf8",
+      env: { PATH: process.env.PATH ?? "", ENGRAM_DATA_DIR: dataDir },
+    });
+    expect({ code: run.status, stderr: run.stderr }).toEqual({ code: EXIT.ok, stderr: "" });
+    expect(JSON.parse(run.stdout)).toMatchObject({ imported: 3, batches: 3 });
+    expect(ids(dataDir)).toEqual([uuid(1), uuid(2), uuid(3)]);
+  });
+});
 
 describe("each field a stored record carries is checked on its own line", () => {
   const cases: [string, (r: Record<string, unknown>) => void, string][] = [

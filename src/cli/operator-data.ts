@@ -179,11 +179,15 @@ async function runImport(file: string, o: { output?: OutputMode; batchSize?: big
   const progress = progressMode();
   const total = file === "-" || progress === "off" ? 0 : countLines(file);
   const m = await import("../operator/index.js");
+  // A file refused in its header or first batch opens nothing, so it creates no store either.
+  const lines = await m.checkOpening(inputLines(file), batch).catch((err: unknown) => {
+    throw importFailure(err, m);
+  });
   // An import is how a store is first filled (a move to a new machine, or to Qdrant), so it alone may create one.
   const report = await withServingStore(async ({ store, embedder }) => {
     const reporter = new ProgressReporter(progress, "imported");
     try {
-      return await m.importRecords(store, embedder, inputLines(file), {
+      return await m.importRecords(store, embedder, lines, {
         batch,
         onProgress: (done) => reporter.update(done, total),
       });

@@ -3,6 +3,8 @@ import { checkEmbedderIdentity } from "../embed/identity-check.js";
 import { type Store, META_EMBEDDER_IDENTITY, type ImportRow, toFloat32 } from "../store/index.js";
 import { LineError, parseHeader, parseRecordLine, type ExportedRecord } from "./export-format.js";
 
+const EMPTY_FILE = "the file is empty (no header)";
+
 export type ImportReport = {
   /** Records written (new or replaced). */
   imported: number;
@@ -97,7 +99,7 @@ export async function importRecords(
       pending.push(parseRecordLine(text, lineNo));
       if (pending.length >= opts.batch) await flush();
     }
-    if (header === undefined) throw new LineError(1, "the file is empty (no header)");
+    if (header === undefined) throw new LineError(1, EMPTY_FILE);
     await flush();
   } catch (err) {
     if (err instanceof ImportRefused) throw err;
@@ -105,6 +107,40 @@ export async function importRecords(
     throw new ImportStopped(err, report, firstLineOfBatch);
   }
   return report;
+}
+
+/**
+ * Reads the header and the first batch of record lines and checks them,
+ * before any store is opened. importRecords would write nothing of a file
+ * refused there, so nothing is opened for it either: not even the store an
+ * import may create. The lines come back with the rest, for importRecords
+ * to read from the top, so stdin is still read once.
+ */
+export async function checkOpening(lines: AsyncIterable<string>, batch: number): Promise<AsyncIterable<string>> {
+  const it = lines[Symbol.asyncIterator]();
+  const head: string[] = [];
+  try {
+    while (head.length < batch + 1) {
+      const next = await it.next();
+      if (next.done) break;
+      head.push(next.value);
+    }
+    if (head.length === 0) throw new LineError(1, EMPTY_FILE);
+    parseHeader(head[0]!);
+    for (let i = 1; i < head.length; i++) parseRecordLine(head[i]!, i + 1);
+  } catch (err) {
+    await it.return?.();
+    const nothing: ImportReport = { imported: 0, reembedded: 0, batches: 0, from_embedder: "", to_embedder: "" };
+    throw new ImportStopped(err, nothing, 2);
+  }
+  return (async function* () {
+    try {
+      yield* head;
+      for (let next = await it.next(); !next.done; next = await it.next()) yield next.value;
+    } finally {
+      await it.return?.();
+    }
+  })();
 }
 
 /** The same rule a server start applies: a store keeps the embedder it was first written with. */

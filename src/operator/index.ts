@@ -7,7 +7,7 @@ export { reindex } from "./reindex.js";
 export type { ReindexReport, ReindexProgress } from "./reindex.js";
 export { exportRecords } from "./export-records.js";
 export type { ExportOptions, ExportReport } from "./export-records.js";
-export { importRecords, ImportStopped, ImportRefused } from "./import-records.js";
+export { checkOpening, importRecords, ImportStopped, ImportRefused } from "./import-records.js";
 export type { ImportReport } from "./import-records.js";
 export { EXPORT_FORMAT, EXPORT_FORMAT_VERSION, LineError, canonicalJson, headerLine, recordLine, parseHeader, parseRecordLine } from "./export-format.js";
 export type { ExportHeader, ExportedRecord } from "./export-format.js";
