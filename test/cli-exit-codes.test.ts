@@ -322,12 +322,27 @@ const ROWS: Row[] = [
     stderrLine:
       "field=scope,cross_spine hint=mutually_exclusive: scope and cross_spine cannot be combined; cross_spine already spans every scope the caller may read",
   },
+  // The conditional scope rule is the server's, answered after the checks the core makes first.
   {
-    name: "list with neither --scope nor --cross-spine is refused with the conditional rule envelope",
+    name: "list with neither --scope nor --cross-spine gets the server's conditional rule envelope",
     args: ["list"],
-    target: "untouched",
+    target: "server",
     exit: EXIT.usage,
     stderrLine: "field=scope,cross_spine hint=conditional_required: scope is required unless cross_spine is true",
+  },
+  {
+    name: "search with k over its cap and no scope is answered for k, as Connect and MCP answer it",
+    args: ["search", "--query", "x", "--k", "5000"],
+    target: "server",
+    exit: EXIT.usage,
+    stderrLine: "field=k hint=out_of_range: k exceeds the maximum of 1000",
+  },
+  {
+    name: "a bare search is answered for its missing query, as MCP answers it",
+    args: ["search"],
+    target: "server",
+    exit: EXIT.usage,
+    stderrLine: "field=query hint=required: query is required",
   },
   {
     name: "two of the paging flags are refused with the paging-trio envelope",

@@ -9,7 +9,7 @@ import {
   SearchMemoriesResponseSchema,
 } from "../gen/engram/v1/engram_pb.js";
 import { addClientFlags, resolveClient, type ClientFlagValues } from "./client-flags.js";
-import { checkPagingTrio, checkScopePair, SCOPE_CROSS_SPINE_RULE } from "./flag-rules.js";
+import { addRecallScopeFlags, checkPagingTrio, checkScopePair } from "./flag-rules.js";
 import { collectList, parseUint } from "./list-values.js";
 import { emit } from "./output.js";
 import { callEngram } from "./rpc.js";
@@ -28,17 +28,6 @@ type FilterFlags = {
   includeSuperseded?: boolean;
   includeScheduled?: boolean;
 };
-
-/**
- * The help repeats the CLI-tier rule's own sentence: this lane refuses what
- * Connect and MCP accept (they ignore the scope), and the help is where an
- * operator learns that before the refusal does.
- */
-function addScopeFlags(cmd: Command): Command {
-  return cmd
-    .option("--scope <scope>", "the scope to read; required unless --cross-spine")
-    .option("--cross-spine", `span every scope the caller may read instead of --scope (${SCOPE_CROSS_SPINE_RULE})`);
-}
 
 function addFilterFlags(cmd: Command): Command {
   return cmd
@@ -71,7 +60,7 @@ export function registerRecallCommands(program: Command): void {
     .summary("recall records by meaning and words")
     .description("Recall records for a query, best first (SearchMemories).");
   search.option("--query <text>", "what to recall (required)");
-  addScopeFlags(search);
+  addRecallScopeFlags(search);
   search.option("--k <uint>", "how many hits to return; 0 means the server default (20)", parseUint);
   addFilterFlags(search);
   addClientFlags(search).action(async (o: ClientFlagValues & ScopeFlags & FilterFlags & { query?: string; k?: bigint }, cmd: Command) => {
@@ -95,7 +84,7 @@ export function registerRecallCommands(program: Command): void {
     .command("list")
     .summary("list records, newest first")
     .description("List recall-visible records in one scope or across every readable scope (ListMemories).");
-  addScopeFlags(list);
+  addRecallScopeFlags(list);
   list
     .option("--limit <uint>", "page size; 0 means the server default", parseUint)
     .option("--offset <uint>", "skip this many records (offset paging)", parseUint)
