@@ -322,6 +322,14 @@ const ROWS: Row[] = [
     stderrLine:
       "field=scope,cross_spine hint=mutually_exclusive: scope and cross_spine cannot be combined; cross_spine already spans every scope the caller may read",
   },
+  {
+    name: "list-scheduled with --scope and --cross-spine is refused before dialing, as search is",
+    args: ["list-scheduled", "--scope", "s", "--cross-spine"],
+    target: "untouched",
+    exit: EXIT.usage,
+    stderrLine:
+      "field=scope,cross_spine hint=mutually_exclusive: scope and cross_spine cannot be combined; cross_spine already spans every scope the caller may read",
+  },
   // The conditional scope rule is the server's, answered after the checks the core makes first.
   {
     name: "list with neither --scope nor --cross-spine gets the server's conditional rule envelope",
@@ -592,7 +600,7 @@ const ROWS: Row[] = [
 ];
 
 /** Pinned so a deleted row fails the suite instead of shrinking it. */
-const EXPECTED_ROW_COUNT = 68;
+const EXPECTED_ROW_COUNT = 69;
 
 const STORELESS_VERBS: ReadonlySet<string> = new Set(["serve", "mcp", "help", "completion", "version", "--version"]);
 

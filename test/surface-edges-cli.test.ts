@@ -46,6 +46,7 @@ describe("item 2: scope with cross_spine is a declared CLI-tier rule", () => {
   it.each([
     ["search", ["search", "--query", "q", "--scope", MARK, "--cross-spine"]],
     ["list", ["list", "--scope", MARK, "--cross-spine"]],
+    ["list-scheduled", ["list-scheduled", "--scope", MARK, "--cross-spine"]],
   ])("%s refuses --scope with --cross-spine by the rule, exit 2", async (_verb, args) => {
     const run = await engram(args);
     expect({ exit: run.code, stderr: run.stderr, stdout: run.stdout }).toEqual({ exit: EXIT.usage, stderr: `${envelope}\n`, stdout: "" });
@@ -60,7 +61,7 @@ describe("item 2: scope with cross_spine is a declared CLI-tier rule", () => {
     );
   });
 
-  it.each([["search"], ["list"]])("the help of %s repeats the rule's one sentence", async (verb) => {
+  it.each([["search"], ["list"], ["list-scheduled"]])("the help of %s repeats the rule's one sentence", async (verb) => {
     const run = await engram(["help", verb]);
     expect(run.code).toBe(EXIT.ok);
     expect(run.stdout.replace(/\s+/g, " ")).toContain(RULES["scope-cross-spine-mutually-exclusive"].sentence);

@@ -18,8 +18,8 @@ import { usageError } from "./failure.js";
 export const SCOPE_CROSS_SPINE_RULE = RULES["scope-cross-spine-mutually-exclusive"].sentence;
 
 /**
- * `--scope` and `--cross-spine` for the reads that take both (search and list).
- * The help repeats the CLI-tier rule's own sentence: this
+ * `--scope` and `--cross-spine` for the reads that take both (search, list,
+ * list-scheduled). The help repeats the CLI-tier rule's own sentence: this
  * lane refuses what Connect and MCP accept (they ignore the scope), and the
  * help is where an operator learns that before the refusal does.
  */

@@ -17,6 +17,7 @@ import {
   type RelatedEdge,
 } from "../gen/engram/v1/engram_pb.js";
 import { addClientFlags, resolveClient, type ClientFlagValues } from "./client-flags.js";
+import { addRecallScopeFlags, checkScopePair } from "./flag-rules.js";
 import { collectList, parseUint } from "./list-values.js";
 import { emit } from "./output.js";
 import { callEngram } from "./rpc.js";
@@ -26,7 +27,8 @@ import { coverageFooter, memoryTable, summaryCell, table } from "./text.js";
  * The reads an agent has over MCP that the original CLI lacked: scopes,
  * tags, scheduled records, rules, a record's neighbourhood and discovery
  * search. Each is one RPC; the server validates every field and the CLI
- * only maps flags onto the request.
+ * only maps flags onto the request, except that list-scheduled, like search
+ * and list, refuses --scope with --cross-spine (the CLI-tier rule).
  */
 
 /** `vector 0.8123`, `tag a,b`, `citation file:src/a.ts`, `successor 1`: why a neighbour is related. */
@@ -85,9 +87,8 @@ export function registerReadCommands(program: Command): void {
   const scheduled = program
     .command("list-scheduled")
     .summary("list the caller's records that have a recall window")
-    .description("List the caller's own windowed records: not yet due, lapsed, or both (ListScheduled).")
-    .option("--scope <scope>", "the scope to read; required unless --cross-spine")
-    .option("--cross-spine", "span every scope the caller may read (instead of --scope)")
+    .description("List the caller's own windowed records: not yet due, lapsed, or both (ListScheduled).");
+  addRecallScopeFlags(scheduled)
     .option("--state <state>", "scheduled (the default), active, expired or all")
     .option("--limit <uint>", "page size; 0 means the server default", parseUint)
     .option("--created-after <rfc3339>", "only records created at or after this instant")
@@ -106,6 +107,7 @@ export function registerReadCommands(program: Command): void {
       },
       cmd: Command,
     ) => {
+      checkScopePair(o);
       const settings = resolveClient(o, cmd);
       const req = create(ListScheduledRequestSchema, {
         scope: o.scope ?? "",
