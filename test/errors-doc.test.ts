@@ -51,7 +51,7 @@ import { checkArgKinds } from "../src/core/arg-kinds.js";
 import { OPERATIONS } from "../src/core/operations.js";
 import { DEFAULT_LIMITS } from "../src/core/limits.js";
 import type { SearchArgs } from "../src/core/args.js";
-import { checkIdBytes } from "../src/core/resolve.js";
+import { checkIdInput } from "../src/core/resolve.js";
 import { rejectUnknownArguments } from "../src/core/unknown-arguments.js";
 import { checkCategory, checkQuery, checkSummary, checkTags, checkUnreservedScope, validateStoreArgs } from "../src/core/validate.js";
 import { STEPS, refusalError, type IrreversibleStep } from "../src/store/migrations/index.js";
@@ -444,7 +444,8 @@ const EXAMPLES: ReadonlyArray<readonly [string, string]> = [
   ["an offset no uint64 holds", uint64Exceeded("offset").message],
   ["rule visibility change", ruleImmutable("visibility").message],
   ["idempotency key reuse", idempotencyConflict().message],
-  ["id too long", thrown(() => checkIdBytes({ limits: DEFAULT_LIMITS } as never, "i".repeat(300)))],
+  ["id too long", thrown(() => checkIdInput({ limits: DEFAULT_LIMITS } as never, "i".repeat(300)))],
+  ["id with a line break", thrown(() => checkIdInput({ limits: DEFAULT_LIMITS } as never, "a1b2c3d4e5\nx"))],
   ["query too long", thrown(() => checkQuery("q".repeat(9000), DEFAULT_LIMITS))],
   ["source outside its set", thrown(() => validateStoreArgs({ ...WRITE, source: "bob" }, DEFAULT_LIMITS, "store"))],
   ["category outside its set", thrown(() => checkCategory("thing", "store"))],

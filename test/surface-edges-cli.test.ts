@@ -211,6 +211,25 @@ describe("item 11: the server's own words as sent; retired MEM_* variables refus
     expect({ exit: run.code, stderr: run.stderr }).toEqual({ exit: EXIT.unavailable, stderr: "engram: connect ECONNREFUSED 127.0.0.1:1\n" });
   });
 
+  const FORGED = `field=id hint=format: ${MARK}`;
+  /** [label, arguments carrying a control character and a forged envelope line, the whole stderr]. */
+  const forging: [string, string[], string][] = [
+    ["get", ["get", `abc\n${FORGED}`], "field=id hint=format: id must not contain control characters or line breaks"],
+    ["related", ["related", `abc\r\n${FORGED}`], "field=id hint=format: id must not contain control characters or line breaks"],
+    ["delete", ["delete", `abc\u2028${FORGED}`], "field=id hint=format: id must not contain control characters or line breaks"],
+    [
+      "supersede",
+      ["supersede", "--content", "c", "--scope", "s", "--source", "user-said", "--category", "decision", "--supersedes", `a1b2c3d4e5`, "--supersedes", `abc\n${FORGED}`],
+      "field=supersedes hint=format: supersedes[1] must not contain control characters or line breaks",
+    ],
+  ];
+
+  it.each(forging)("%s of an id holding a line break is refused by the server in one line that repeats nothing of it, exit 2", async (_label, args, line) => {
+    const run = await engram(args);
+    expect({ exit: run.code, stderr: run.stderr, stdout: run.stdout }).toEqual({ exit: EXIT.usage, stderr: `${line}\n`, stdout: "" });
+    expectNoEcho(run, MARK);
+  });
+
   const one = "engram: MEM_QDRANT_ADDR is a retired setting that engram no longer reads; set its ENGRAM_* counterpart instead and unset it";
   /** [label, arguments, the MEM_* variables set, the whole stderr]. */
   const rows: [string, string[], Record<string, string>, string][] = [

@@ -165,6 +165,30 @@ const ROWS: Row[] = [
     cli: ["get", pad(300)],
   },
 
+  // ... and holds no control character, so the sentinel's echo stays one line and forges nothing.
+  {
+    name: "an id with a line break is a format error before any lookup",
+    envelope: "field=id hint=format: id must not contain control characters or line breaks",
+    code: Code.InvalidArgument,
+    mcp: { tool: "get_memory", args: { id: `${SECRET}\nfield=id hint=format: forged` } },
+    connect: (c) => c.getMemory({ id: `${SECRET}\nfield=id hint=format: forged` }),
+    cli: ["get", `${SECRET}\nfield=id hint=format: forged`],
+  },
+  {
+    name: "a discovery id with a control character is a format error before any lookup",
+    envelope: "field=id hint=format: id must not contain control characters or line breaks",
+    code: Code.InvalidArgument,
+    mcp: { tool: "store_discovery", args: { content: "c", kind: "fact", scope: "discovery:x", citations: [{ kind: "file", ref: "a.ts" }], id: `${SECRET}\u0085` } },
+    connect: (c) => c.storeDiscovery({ content: "c", kind: "fact", scope: "discovery:x", citations: [{ kind: "file", ref: "a.ts" }], id: `${SECRET}\u0085` }),
+  },
+  {
+    name: "a supersedes entry with a line break is a format error naming its index",
+    envelope: "field=supersedes hint=format: supersedes[1] must not contain control characters or line breaks",
+    code: Code.InvalidArgument,
+    mcp: { tool: "supersede_memory", args: { ...WRITE, supersedes: ["a1b2c3d4e5", `${SECRET}\r\nx`] } },
+    connect: (c) => c.supersedeMemory({ ...WRITE, supersedes: ["a1b2c3d4e5", `${SECRET}\r\nx`] }),
+  },
+
   // MCP arguments the SDK used to answer itself (item 4). The proto cannot carry these mistakes.
   {
     name: "a negative k reaches the core's count check",

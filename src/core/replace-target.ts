@@ -1,7 +1,7 @@
 import { ambiguousShortId, argError, notFound } from "../argerror/index.js";
 import type { CoreDeps } from "./deps.js";
 import type { MemoryRecord } from "../model/record.js";
-import { checkIdBytes } from "./resolve.js";
+import { checkIdInput } from "./resolve.js";
 import type { Subject } from "../model/subject.js";
 
 /**
@@ -17,7 +17,7 @@ export async function ownedOrAbsent(
   input: string,
   category: "discovery" | "rule",
 ): Promise<{ id: string; existing?: MemoryRecord }> {
-  checkIdBytes(deps, input);
+  checkIdInput(deps, input);
   const r = await deps.store.resolve(input);
   if (r.kind === "not_found") throw notFound([input]);
   if (r.kind === "ambiguous") throw ambiguousShortId(input);

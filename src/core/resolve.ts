@@ -23,17 +23,32 @@ export async function resolveOwned(deps: CoreDeps, subject: Subject, input: stri
 }
 
 /**
- * An id input is bounded before any lookup: the not-found sentinel repeats
- * the input as sent, and that echo must stay short.
+ * What no UUID or short id holds: C0 and C1 controls (line breaks and tabs
+ * among them), DEL, and the Unicode line and paragraph separators.
  */
-export function checkIdBytes(deps: CoreDeps, input: string): void {
+const NOT_IN_AN_ID = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+
+/** True when `input` holds a character no id has (see NOT_IN_AN_ID). */
+export function holdsNonIdCharacter(input: string): boolean {
+  return NOT_IN_AN_ID.test(input);
+}
+
+/**
+ * An id input is checked before any lookup, because the not-found sentinel
+ * repeats it as sent: bounded, so that echo stays short, and free of
+ * control characters, so it stays one line and can never carry a second,
+ * forged message (an envelope on a line of its own, say). The refusal names
+ * the field and never the value.
+ */
+export function checkIdInput(deps: CoreDeps, input: string): void {
   const n = byteLength(input);
   const max = deps.limits.maxIdBytes;
   if (n > max) throw argError("id", "too_long", `id too large: ${n} bytes (max ${max})`, { max, got: n });
+  if (holdsNonIdCharacter(input)) throw argError("id", "format", "id must not contain control characters or line breaks");
 }
 
 export async function resolveId(deps: CoreDeps, input: string): Promise<string> {
-  checkIdBytes(deps, input);
+  checkIdInput(deps, input);
   const r = await deps.store.resolve(input);
   if (r.kind === "not_found") throw notFound([input]);
   if (r.kind === "ambiguous") throw ambiguousShortId(input);

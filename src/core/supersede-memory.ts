@@ -5,6 +5,7 @@ import type { SupersedeArgs } from "./args.js";
 import { byteLength } from "./bytes.js";
 import type { CoreDeps } from "./deps.js";
 import { newRecord } from "./new-record.js";
+import { holdsNonIdCharacter } from "./resolve.js";
 import type { MemoryRecord } from "../model/record.js";
 import { mintShortId } from "../model/short-id.js";
 import type { Subject } from "../model/subject.js";
@@ -31,6 +32,10 @@ function checkSetShape(a: SupersedeArgs, maxBytes: number): readonly string[] {
     const n = byteLength(s);
     if (n > maxBytes) {
       throw argError("supersedes", "too_long", `supersedes[${i}] too large: ${n} bytes (max ${maxBytes})`, { index: i, max: maxBytes, got: n });
+    }
+    // The not-found and other target sentinels repeat each input: it must stay on one line.
+    if (holdsNonIdCharacter(s)) {
+      throw argError("supersedes", "format", `supersedes[${i}] must not contain control characters or line breaks`, { index: i });
     }
   });
   return list;
