@@ -5,6 +5,8 @@
  * checks that nothing the binary prints repeats it.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Code } from "@connectrpc/connect";
@@ -228,6 +230,28 @@ describe("item 11: the server's own words as sent; retired MEM_* variables refus
     const run = await engram(args);
     expect({ exit: run.code, stderr: run.stderr, stdout: run.stdout }).toEqual({ exit: EXIT.usage, stderr: `${line}\n`, stdout: "" });
     expectNoEcho(run, MARK);
+  });
+
+  it("a server text holding a line break is still one stderr line, and nothing in it starts a line of its own", async () => {
+    // A server that echoes the id unchecked (an older one): the CLI must not let its text span lines.
+    const echoing = createServer((req, res) => {
+      req.resume().on("end", () => {
+        res.writeHead(404, { "content-type": "application/json" });
+        res.end(JSON.stringify({ code: "not_found", message: `not found: abc\n${FORGED}\u2028x` }));
+      });
+    });
+    await new Promise<void>((resolve) => echoing.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = echoing.address() as AddressInfo;
+      const run = await engram(["get", "abc", "--server", `http://127.0.0.1:${port}`]);
+      expect({ exit: run.code, stderr: run.stderr, stdout: run.stdout }).toEqual({
+        exit: EXIT.not_found,
+        stderr: `not found: abc\\n${FORGED}\\u2028x\n`,
+        stdout: "",
+      });
+    } finally {
+      await new Promise<void>((resolve) => echoing.close(() => resolve()));
+    }
   });
 
   const one = "engram: MEM_QDRANT_ADDR is a retired setting that engram no longer reads; set its ENGRAM_* counterpart instead and unset it";

@@ -39,3 +39,16 @@ export function cliLines(text: string): string {
     .join("\n");
   return ended ? body + "\n" : body;
 }
+
+const ESCAPES: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+
+/**
+ * A failure's text as one line: a line break or any other control character
+ * (C0, DEL, C1, U+2028, U+2029) is written as its escape (`\n`, `\u0085`).
+ * A message from the server is printed as sent, but whatever a server puts
+ * in it (an old one echoing an id with a line break, say) cannot add a
+ * second stderr line, and so cannot forge an envelope at the start of one.
+ */
+export function oneLine(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}

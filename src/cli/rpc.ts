@@ -4,7 +4,7 @@ import { createConnectTransport } from "@connectrpc/connect-node";
 import { CONNECT_CODE_NAME, exitForConnectCode, isServerText, UINT64_MAX } from "../argerror/index.js";
 import { EngramService } from "../gen/engram/v1/engram_pb.js";
 import type { ClientSettings } from "./client-flags.js";
-import { CliFailure, cliLines } from "./failure.js";
+import { CliFailure, cliLines, oneLine } from "./failure.js";
 import { installHeaderMap } from "./header-map.js";
 
 export type EngramClient = Client<typeof EngramService>;
@@ -33,7 +33,8 @@ export async function callEngram<T>(
     return await fn(client, options);
   } catch (err) {
     const ce = ConnectError.from(err);
-    const text = ce.rawMessage !== "" ? ce.rawMessage : CONNECT_CODE_NAME[ce.code];
+    // One failure is one stderr line, whatever the text holds (see oneLine).
+    const text = oneLine(ce.rawMessage !== "" ? ce.rawMessage : CONNECT_CODE_NAME[ce.code]);
     // The server's own words (an envelope, a sentinel such as `not found: …`)
     // are the whole line, as the reference CLI and every other lane show
     // them. A transport's message ("connect ECONNREFUSED …") and the 401
