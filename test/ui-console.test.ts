@@ -6,6 +6,7 @@ import { promisify } from "node:util";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HINT_TABLE } from "../src/argerror/index.js";
+import { LANE_POLICY } from "../src/core/limits.js";
 import { startTestServer, type TestServer } from "./helpers/engram-server.js";
 
 const run = promisify(execFile);
@@ -247,6 +248,26 @@ describe.skipIf(!BROWSER)(`the console in headless Chromium${BROWSER ? "" : ` ($
     // Only the named field is marked.
     expect(await page.$$eval(".invalid", (els) => els.map((e) => e.getAttribute("data-field")))).toEqual(["created_after"]);
     await shoot("bad-filter");
+  });
+
+  it("sends a count of any length to the server and shows its out_of_range answer on the field, with the core's default as placeholder", async () => {
+    await go("#/search", "#search");
+    expect(await page.$eval("#search [name=k]", (e) => (e as HTMLInputElement).placeholder)).toBe(String(LANE_POLICY.connect.searchK));
+    await page.type("#search [name=query]", "zebra cache key");
+    await page.type("#search [name=scope]", SCOPE);
+    // Twenty digits: past what a uint64 holds, still a whole number for the server to judge.
+    await page.type("#search [name=k]", "9".repeat(20));
+    await page.keyboard.press("Enter");
+    await page.waitForSelector('[data-field="k"].invalid');
+    const shown = await page.$eval("[role=alert]:not([hidden])", (e) => ({
+      title: e.querySelector(".rejection-title")?.textContent,
+      fields: e.querySelector(".fields")?.textContent,
+      detail: e.querySelector(".detail")?.textContent,
+    }));
+    // The wire text is field=k hint=out_of_range: k exceeds the maximum of 1000, as the CLI and MCP get it
+    // (invalid_argument, as Connect answers a number no uint64 holds on every JSON wire).
+    expect(shown).toEqual({ title: "Rejected (invalid_argument): hint out_of_range", fields: "k", detail: "k exceeds the maximum of 1000" });
+    expect(await page.$eval("#results", (e) => e.textContent)).not.toContain("whole number");
   });
 
   it("shows one record with its supersede chain, related records and citations", async () => {

@@ -66,11 +66,14 @@ export function paramValues(p: URLSearchParams): FilterValues {
 }
 
 /**
- * A count knob as typed. The server judges its range; the page only refuses
- * what is not a whole number, since it cannot be put on the wire at all.
+ * A count knob as typed. The server judges its range, a number no uint64
+ * holds included (the page speaks Connect JSON, which carries any whole
+ * number, and the server answers it out_of_range with the field's cap, as it
+ * answers the CLI and MCP); the page only refuses what is not a whole number,
+ * since it cannot be put on the wire at all.
  */
 export function count(form: HTMLFormElement, name: string): bigint | undefined {
   const t = text(form, name);
   if (t === "") return 0n;
-  return /^\d{1,19}$/.test(t) ? BigInt(t) : undefined;
+  return /^\d+$/.test(t) ? BigInt(t) : undefined;
 }

@@ -23,7 +23,7 @@ export const MAY_IMPORT = {
   operator: ["argerror", "core", "embed", "model", "store"],
   connect: ["argerror", "auth", "core", "gen", "model", "node-http.ts", "observe", "reflection"],
   mcp: ["argerror", "auth", "core", "model", "node-http.ts", "observe"],
-  ui: ["argerror", "gen"],
+  ui: ["argerror", "core", "gen"],
   cli: ["app.ts", "argerror", "auth", "core", "data-dir.ts", "embed", "gen", "model", "operator", "server.ts", "store"],
   "app.ts": ["auth", "connect", "core", "data-dir.ts", "embed", "mcp", "observe", "server.ts", "stderr-logger.ts", "store"],
   "server.ts": ["auth", "listen-config.ts", "node-http.ts", "ui"],

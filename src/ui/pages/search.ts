@@ -1,3 +1,4 @@
+import { LANE_POLICY } from "../../core/limits.js";
 import { engram } from "../client.js";
 import { checked, field, h, replace, text, toggle } from "../dom.js";
 import { count, filterControls, readFilters } from "../filters.js";
@@ -49,7 +50,7 @@ export async function searchPage(main: HTMLElement, params: URLSearchParams): Pr
     field("query", "Query", h("input", { type: "search", value: params.get("query") ?? "", autocomplete: "off" })),
     field("scope", "Scope", h("input", { type: "text", value: params.get("scope") ?? "", autocomplete: "off" })),
     toggle("cross_spine", "Every readable scope (cross_spine)"),
-    field("k", "Results (k)", h("input", { type: "text", inputmode: "numeric", value: "", placeholder: "20", autocomplete: "off" })),
+    field("k", "Results (k)", h("input", { type: "text", inputmode: "numeric", value: "", placeholder: String(LANE_POLICY.connect.searchK), autocomplete: "off" })),
     filterControls(),
     h("div", { class: "actions" }, h("button", { type: "submit" }, "Search")),
   );
