@@ -5,11 +5,17 @@
  * the zsh and fish completion scripts: the real binary against a real
  * server with two owners.
  */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXIT } from "../src/argerror/index.js";
+import { DEFAULT_LIMITS, LANE_POLICY } from "../src/core/limits.js";
 import { type TestServer } from "./helpers/engram-server.js";
 import { portableFixture, TOKENS } from "./helpers/portable-fixture.js";
 import { runEngram } from "./helpers/run-engram.js";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
 describe("the read verbs against a real server", { timeout: 180_000 }, () => {
   let server: TestServer;
@@ -160,5 +166,38 @@ describe("zsh and fish completion", { timeout: 60_000 }, () => {
     // A flag with fixed values completes those values in both shells.
     expect(zsh.stdout).toContain("--output) compadd -- 'json' 'text'; return 0 ;;");
     expect(fish.stdout).toMatch(/-l output -x -a 'json text'/);
+  });
+});
+
+describe("the defaults a client verb's help names", () => {
+  const CONNECT = LANE_POLICY.connect;
+  /** [verb, flag, the default the server applies to a Connect request that sends 0]. */
+  const rows: [string, string, string][] = [
+    ["search", "--k", `(${CONNECT.searchK})`],
+    ["search-discoveries", "--k", `(${CONNECT.discoveryK})`],
+    ["related", "--k", `(${DEFAULT_LIMITS.relatedDefaultK})`],
+    ["list-tags", "--limit", `(${DEFAULT_LIMITS.listTagsDefaultLimit})`],
+    ["list-scheduled", "--limit", `(${CONNECT.listLimitCursor})`],
+    ["list", "--limit", `(the whole maximum of ${DEFAULT_LIMITS.maxRecall} with offset paging, ${CONNECT.listLimitCursor} with cursor paging)`],
+  ];
+
+  it.each(rows)("%s %s names the core's own default", async (verb, flag, shown) => {
+    const run = await runEngram(["help", verb]);
+    expect(run.code).toBe(EXIT.ok);
+    const help = run.stdout.replace(/\s+/g, " ");
+    expect(help).toMatch(new RegExp(`${flag} <uint> .*0 means the server default`));
+    expect(help).toContain(`0 means the server default ${shown}`);
+  });
+
+  it("are read from the core's table, never written into a lane's source", () => {
+    // The client verbs and the console pages hold no default of their own: a literal there would drift from src/core/limits.ts.
+    const files = ["src/cli/recall-commands.ts", "src/cli/read-commands.ts", ...readdirSync(join(ROOT, "src/ui/pages")).map((f) => `src/ui/pages/${f}`)];
+    const literals = files.flatMap((f) =>
+      readFileSync(join(ROOT, f), "utf8")
+        .split("\n")
+        .filter((l) => /server default \(\d|default \d|placeholder: "\d+"/.test(l))
+        .map((l) => `${f}: ${l.trim()}`),
+    );
+    expect(literals).toEqual([]);
   });
 });

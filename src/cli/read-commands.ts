@@ -20,6 +20,7 @@ import { addClientFlags, resolveClient, type ClientFlagValues } from "./client-f
 import { addRecallScopeFlags, checkScopePair } from "./flag-rules.js";
 import { collectList, parseUint } from "./list-values.js";
 import { emit } from "./output.js";
+import { SERVER_DEFAULTS } from "./server-defaults.js";
 import { callEngram } from "./rpc.js";
 import { coverageFooter, memoryTable, summaryCell, table } from "./text.js";
 
@@ -73,7 +74,7 @@ export function registerReadCommands(program: Command): void {
     .summary("count tags, most used first")
     .description("Count the tags on recall-visible records in one scope or every readable scope (ListTags).")
     .option("--scope <scope>", "count in this scope only (absent: every readable scope)")
-    .option("--limit <uint>", "how many tags; 0 means the server default (100)", parseUint);
+    .option("--limit <uint>", `how many tags; 0 means the server default (${SERVER_DEFAULTS.listTagsLimit})`, parseUint);
   addClientFlags(tags).action(async (o: ClientFlagValues & { scope?: string; limit?: bigint }, cmd: Command) => {
     const settings = resolveClient(o, cmd);
     const req = create(ListTagsRequestSchema, { scope: o.scope ?? "", limit: o.limit ?? 0n });
@@ -90,7 +91,7 @@ export function registerReadCommands(program: Command): void {
     .description("List the caller's own windowed records: not yet due, lapsed, or both (ListScheduled).");
   addRecallScopeFlags(scheduled)
     .option("--state <state>", "scheduled (the default), active, expired or all")
-    .option("--limit <uint>", "page size; 0 means the server default", parseUint)
+    .option("--limit <uint>", `page size; 0 means the server default (${SERVER_DEFAULTS.cursorLimit})`, parseUint)
     .option("--created-after <rfc3339>", "only records created at or after this instant")
     .option("--created-before <rfc3339>", "only records created before this instant")
     .option("--page-token <token>", "continue from a previous page's next_page_token");
@@ -154,7 +155,7 @@ export function registerReadCommands(program: Command): void {
     .summary("show a record's neighbours and why they are related")
     .description("Show the records related to one record: its supersession chain, shared citations, rare shared tags and vector neighbours (RelatedMemories).")
     .argument("<id>", "UUID or short id of the anchor record")
-    .option("--k <uint>", "how many vector neighbours; 0 means the server default (8)", parseUint)
+    .option("--k <uint>", `how many vector neighbours; 0 means the server default (${SERVER_DEFAULTS.relatedK})`, parseUint)
     .option("--full", "return full records instead of compact rows");
   addClientFlags(related).action(async (id: string, o: ClientFlagValues & { k?: bigint; full?: boolean }, cmd: Command) => {
     const settings = resolveClient(o, cmd);
@@ -175,7 +176,7 @@ export function registerReadCommands(program: Command): void {
     .description("Recall discovery records for a query, best first, in one discovery scope or all of them (SearchDiscoveries).")
     .option("--query <text>", "what to recall (required)")
     .option("--scope <scope>", "a discovery: scope (absent: every discovery scope)")
-    .option("--k <uint>", "how many hits; 0 means the server default (20)", parseUint)
+    .option("--k <uint>", `how many hits; 0 means the server default (${SERVER_DEFAULTS.discoveryK})`, parseUint)
     .option("--kind <kind>", "only map or only fact discoveries");
   addClientFlags(discoveries).action(
     async (o: ClientFlagValues & { query?: string; scope?: string; k?: bigint; kind?: string }, cmd: Command) => {

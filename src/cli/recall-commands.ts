@@ -12,6 +12,7 @@ import { addClientFlags, resolveClient, type ClientFlagValues } from "./client-f
 import { addRecallScopeFlags, checkPagingTrio, checkScopePair } from "./flag-rules.js";
 import { collectList, parseUint } from "./list-values.js";
 import { emit } from "./output.js";
+import { SERVER_DEFAULTS } from "./server-defaults.js";
 import { callEngram } from "./rpc.js";
 import { coverageFooter, memoryTable, recordView } from "./text.js";
 
@@ -61,7 +62,7 @@ export function registerRecallCommands(program: Command): void {
     .description("Recall records for a query, best first (SearchMemories).");
   search.option("--query <text>", "what to recall (required)");
   addRecallScopeFlags(search);
-  search.option("--k <uint>", "how many hits to return; 0 means the server default (20)", parseUint);
+  search.option("--k <uint>", `how many hits to return; 0 means the server default (${SERVER_DEFAULTS.searchK})`, parseUint);
   addFilterFlags(search);
   addClientFlags(search).action(async (o: ClientFlagValues & ScopeFlags & FilterFlags & { query?: string; k?: bigint }, cmd: Command) => {
     checkScopePair(o);
@@ -86,7 +87,11 @@ export function registerRecallCommands(program: Command): void {
     .description("List recall-visible records in one scope or across every readable scope (ListMemories).");
   addRecallScopeFlags(list);
   list
-    .option("--limit <uint>", "page size; 0 means the server default", parseUint)
+    .option(
+      "--limit <uint>",
+      `page size; 0 means the server default (the whole maximum of ${SERVER_DEFAULTS.maxRecall} with offset paging, ${SERVER_DEFAULTS.cursorLimit} with cursor paging)`,
+      parseUint,
+    )
     .option("--offset <uint>", "skip this many records (offset paging)", parseUint)
     .option("--cursor-mode", "use cursor paging from the first page")
     .option("--page-token <token>", "continue from a previous page's next_page_token")
