@@ -600,7 +600,7 @@ const ROWS: Row[] = [
 ];
 
 /** Pinned so a deleted row fails the suite instead of shrinking it. */
-const EXPECTED_ROW_COUNT = 69;
+const EXPECTED_ROW_COUNT = 73;
 
 const STORELESS_VERBS: ReadonlySet<string> = new Set(["serve", "mcp", "help", "completion", "version", "--version"]);
 
