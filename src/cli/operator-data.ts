@@ -212,13 +212,13 @@ async function runBackup(file: string, o: { output?: OutputMode }): Promise<void
   if (process.env.ENGRAM_QDRANT_URL) throw usageError(BACKUP_ON_QDRANT);
   const output = outputMode(o.output);
   const progress = progressMode();
-  const { backupStore, BackupTargetExists } = await import("../operator/backup.js");
+  const { backupStore, BackupTargetRefused } = await import("../operator/backup.js");
   const report = await withOperatorStore(async ({ store }) => {
     const reporter = new ProgressReporter(progress, "copied pages");
     try {
       return await backupStore(store, file, (done, total) => reporter.update(done, total));
     } catch (err) {
-      if (err instanceof BackupTargetExists) throw failure(EXIT.usage, err.message);
+      if (err instanceof BackupTargetRefused) throw failure(EXIT.usage, err.message);
       throw err;
     } finally {
       reporter.finish();
