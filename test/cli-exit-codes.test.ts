@@ -251,6 +251,13 @@ const ROWS: Row[] = [
     exit: EXIT.usage,
   },
   {
+    name: "update with both --shared and --private is the envelope of a flag pair, before dialing",
+    args: ["update", "abc", "--shared", "--private"],
+    target: "untouched",
+    exit: EXIT.usage,
+    stderrLine: "field=shared,private hint=mutually_exclusive: shared and private cannot be combined; give the one to set",
+  },
+  {
     name: "--timeout 0 is refused before dialing",
     args: ["list", "--scope", "s", "--timeout", "0"],
     target: "untouched",
@@ -487,7 +494,7 @@ const ROWS: Row[] = [
     target: "none",
     env: { ENGRAM_DATA_DIR: "{scratchDataDir}" },
     exit: EXIT.usage,
-    stderrLine: "engram: --apply and --dry-run cannot be combined",
+    stderrLine: "field=apply,dry-run hint=mutually_exclusive: apply and dry-run cannot be combined; without apply the run is a preview",
   },
   {
     name: "backfill-short-ids refuses --apply with --dry-run",
@@ -495,7 +502,7 @@ const ROWS: Row[] = [
     target: "none",
     env: { ENGRAM_DATA_DIR: "{scratchDataDir}" },
     exit: EXIT.usage,
-    stderrLine: "engram: --apply and --dry-run cannot be combined",
+    stderrLine: "field=apply,dry-run hint=mutually_exclusive: apply and dry-run cannot be combined; without apply the run is a preview",
   },
 
   // 3: authentication
@@ -600,7 +607,7 @@ const ROWS: Row[] = [
 ];
 
 /** Pinned so a deleted row fails the suite instead of shrinking it. */
-const EXPECTED_ROW_COUNT = 73;
+const EXPECTED_ROW_COUNT = 74;
 
 const STORELESS_VERBS: ReadonlySet<string> = new Set(["serve", "mcp", "help", "completion", "version", "--version"]);
 

@@ -1,8 +1,7 @@
 import type { Command } from "commander";
 import { RULES } from "../argerror/index.js";
 import type { OutputMode } from "./client-flags.js";
-import { usageError } from "./failure.js";
-import { addBatchSizeFlag, addOutputFlag, addSweepTimeoutFlag } from "./operator-common.js";
+import { addBatchSizeFlag, addOutputFlag, addSweepTimeoutFlag, checkApplyDryRun } from "./operator-common.js";
 import { runMigrate } from "./operator-migrate.js";
 
 /**
@@ -31,7 +30,7 @@ export function registerOperatorBackfill(program: Command): void {
   addSweepTimeoutFlag(cmd);
   addBatchSizeFlag(cmd);
   cmd.action(async (o: BackfillFlags) => {
-    if (o.apply && o.dryRun) throw usageError("--apply and --dry-run cannot be combined");
+    checkApplyDryRun(o);
     await runMigrate(o, { target: SHORT_ID_VERSION, rerun: "engram backfill-short-ids --apply" });
   });
 }

@@ -1,5 +1,5 @@
 import { Option, type Command } from "commander";
-import { ArgError, type ExitCode } from "../argerror/index.js";
+import { ArgError, argError, type ExitCode } from "../argerror/index.js";
 import type { OutputMode } from "./client-flags.js";
 import { parseDurationMs } from "./duration.js";
 import { CliFailure, cliLine, usageError } from "./failure.js";
@@ -138,4 +138,11 @@ export function asUsage(err: unknown): unknown {
 /** A CLI message with a chosen status (an envelope stays the whole line). */
 export function failure(exitCode: ExitCode, message: string): CliFailure {
   return new CliFailure(exitCode, cliLine(message));
+}
+
+/** `--apply` with `--dry-run`: the envelope the other flag pairs get, exit 2. */
+export function checkApplyDryRun(o: { apply?: boolean; dryRun?: boolean }): void {
+  if (o.apply && o.dryRun) {
+    throw usageError(argError(["apply", "dry-run"], "mutually_exclusive", "apply and dry-run cannot be combined; without apply the run is a preview").message);
+  }
 }

@@ -3,8 +3,7 @@ import type { Embedder } from "../embed/embedder.js";
 import { EXIT, RULES } from "../argerror/index.js";
 import type { ReindexProgress, ReindexReport } from "../operator/index.js";
 import type { OutputMode } from "./client-flags.js";
-import { usageError } from "./failure.js";
-import { addBatchSizeFlag, addOutputFlag, batchSize, Deadline, failure, outputMode, parseSweepTimeout, SweepTimeoutError, writeDocument } from "./operator-common.js";
+import { addBatchSizeFlag, addOutputFlag, batchSize, checkApplyDryRun, Deadline, failure, outputMode, parseSweepTimeout, SweepTimeoutError, writeDocument } from "./operator-common.js";
 import { ProgressReporter, progressMode } from "./operator-progress.js";
 import { qdrantConnectionOf, qdrantFailure, requireQdrantCollection, withOperatorStore } from "./operator-store.js";
 import { table } from "./text.js";
@@ -39,7 +38,7 @@ export function reindexText(r: ReindexReport): string {
 }
 
 async function runReindex(o: ReindexFlags): Promise<void> {
-  if (o.apply && o.dryRun) throw usageError("--apply and --dry-run cannot be combined");
+  checkApplyDryRun(o);
   const output = outputMode(o.output);
   const run: RunSettings = {
     apply: o.apply === true,

@@ -17,6 +17,7 @@ import {
   type StoreMemoryRequest,
 } from "../gen/engram/v1/engram_pb.js";
 import { addClientFlags, resolveClient, type ClientFlagValues } from "./client-flags.js";
+import { argError } from "../argerror/index.js";
 import { usageError } from "./failure.js";
 import { checkArgKinds } from "../core/arg-kinds.js";
 import type { ArgsOf } from "../core/operations.js";
@@ -226,7 +227,7 @@ export function registerWriteCommands(program: Command): void {
       o: ClientFlagValues & { content?: string; tags?: string[]; summary?: string; shared?: boolean; private?: boolean },
       cmd: Command,
     ) => {
-      if (o.shared && o.private) throw usageError("--shared and --private cannot be combined");
+      if (o.shared && o.private) throw usageError(argError(["shared", "private"], "mutually_exclusive", "shared and private cannot be combined; give the one to set").message);
       const paths: string[] = [];
       if (o.content !== undefined) paths.push("content");
       if (o.shared || o.private) paths.push("shared");
