@@ -232,6 +232,13 @@ const ROWS: Row[] = [
     stderrLine: ruleError("schedule-window-at-least-one-bound").message,
   },
   {
+    name: "schedule with a --not-after on a day the month does not have is the format envelope before dialing, not another day",
+    args: ["schedule", "--content", "x", "--scope", "s", ...RECORD, "--not-after", "2030-02-30T00:00:00Z"],
+    target: "untouched",
+    exit: EXIT.usage,
+    stderrLine: "field=not_after hint=format: not_after must be RFC3339",
+  },
+  {
     name: "a missing --server is a usage error",
     args: ["list", "--scope", "s"],
     target: "none",
@@ -607,7 +614,7 @@ const ROWS: Row[] = [
 ];
 
 /** Pinned so a deleted row fails the suite instead of shrinking it. */
-const EXPECTED_ROW_COUNT = 74;
+const EXPECTED_ROW_COUNT = 75;
 
 const STORELESS_VERBS: ReadonlySet<string> = new Set(["serve", "mcp", "help", "completion", "version", "--version"]);
 

@@ -403,6 +403,33 @@ describe("a foreign Origin gets a bare 403 (issue 24 item 9)", () => {
   });
 });
 
+describe("a schedule window bound, read alike on every lane", () => {
+  const write = { content: "window", source: "user-said", category: "decision" };
+
+  it.each(["2030-02-30T00:00:00Z", "2030-01-01T24:00:00Z", "2030-01-01t00:00:00z", "2030-01-01T00:00:00.1234567891Z"])(
+    "%s is the not_after format envelope on Connect JSON and MCP, never another instant",
+    async (bound) => {
+      const body = JSON.stringify({ ...write, scope: "project:window-bad", not_after: bound });
+      const a = await rawCall(srv.url, "connect-json", "ScheduleMemory", Buffer.from(body), { headers: AUTH, json: true });
+      const r = await rawToolCall("schedule_memory", body);
+      expect({ connect: a.message, mcp: r.text }).toEqual({ connect: "field=not_after hint=format: not_after must be RFC3339", mcp: ["field=not_after hint=format: not_after must be RFC3339"] });
+    },
+  );
+
+  it("a not_after a tenth of a millisecond past a second widens the window to the next second on every lane", async () => {
+    const body = (scope: string) => JSON.stringify({ ...write, scope, not_before: "2030-01-01T00:00:00Z", not_after: "2030-01-01T00:00:00.0001Z" });
+    const viaJson = await rawCall(srv.url, "connect-json", "ScheduleMemory", Buffer.from(body("project:window-json")), { headers: AUTH, json: true });
+    expect(viaJson.code).toBeUndefined();
+    expect((await rawToolCall("schedule_memory", body("project:window-mcp"))).isError).toBeFalsy();
+    const c = srv.connect(TOKEN);
+    await c.scheduleMemory({ ...write, scope: "project:window-binary", notBefore: { seconds: 1893456000n, nanos: 0 }, notAfter: { seconds: 1893456000n, nanos: 100_000 } });
+    for (const scope of ["project:window-json", "project:window-mcp", "project:window-binary"]) {
+      const [m] = (await c.listScheduled({ scope })).memories;
+      expect({ scope, notAfter: m?.notAfter?.seconds }).toEqual({ scope, notAfter: 1893456001n });
+    }
+  });
+});
+
 describe("a JSON key sent twice", () => {
   const body = (scope: string) => `{"content":"the first value","content":"the last value","scope":"${scope}","source":"user-said","category":"decision"}`;
 

@@ -21,7 +21,7 @@ import { argError } from "../argerror/index.js";
 import { usageError } from "./failure.js";
 import { checkArgKinds } from "../core/arg-kinds.js";
 import type { ArgsOf } from "../core/operations.js";
-import { parseRfc3339 } from "../core/validate.js";
+import { parseRfc3339Instant } from "../core/rfc3339.js";
 import { collectList } from "./list-values.js";
 import { emit } from "./output.js";
 import { callEngram } from "./rpc.js";
@@ -152,8 +152,8 @@ export function registerWriteCommands(program: Command): void {
   // core's own parser does it, and its envelope is what a bad value prints.
   const windowBound = (field: "not_before" | "not_after", text: string | undefined) => {
     try {
-      const d = parseRfc3339(field, text);
-      return d === undefined ? undefined : timestampFromDate(d);
+      const t = parseRfc3339Instant(field, text);
+      return t === undefined ? undefined : { ...timestampFromDate(new Date(t.seconds * 1000)), nanos: t.nanos };
     } catch (err) {
       throw usageError((err as Error).message);
     }

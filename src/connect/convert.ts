@@ -31,7 +31,8 @@ export function rfc3339Of(schema: DescMessage, field: string, t: Timestamp | und
     const f = schema.fields.find((x) => x.name === field);
     if (f) throw fieldShapeError(f);
   }
-  return timestampDate(t).toISOString();
+  // To the nanosecond: a date would drop what is past the millisecond, and a sub-second not_after must still widen its window.
+  return timestampDate({ ...t, nanos: 0 }).toISOString().replace(/\.000Z$/, `.${String(t.nanos).padStart(9, "0")}Z`);
 }
 
 /**

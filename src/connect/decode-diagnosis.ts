@@ -17,7 +17,7 @@ import {
 } from "@bufbuild/protobuf";
 import { BinaryReader } from "@bufbuild/protobuf/wire";
 import { ArgError, fieldNotDecodable, requestNotDecodable, UINT64_MAX, uint64Exceeded } from "../argerror/index.js";
-import { kindMismatch, type ArgKind } from "../core/index.js";
+import { kindMismatch, readRfc3339, type ArgKind } from "../core/index.js";
 import { RECORDS_APART } from "./records-apart.js";
 import { rejectUnknownJsonFields } from "./unknown-fields.js";
 
@@ -158,6 +158,7 @@ export function checkJson(desc: DescMessage, bytes: Uint8Array, operation: strin
   const refusedRecords = apart?.refused;
   // Before the types, as MCP checks argument names before the core checks values.
   rejectUnknownJsonFields(desc, json, operation);
+  rejectLenientTimestamps(desc, json);
   try {
     fromJson(desc, json, JSON_READ_OPTIONS);
     // The library decodes what was checked, re-encoded: JSON.parse keeps the last of a key sent
@@ -290,4 +291,18 @@ export function checkRequest(desc: DescMessage, bytes: Uint8Array, binary: boole
   if (!binary) return checkJson(desc, bytes, operation);
   decodeBinary(desc, bytes);
   return { bytes };
+}
+
+/**
+ * The library reads a Timestamp string more leniently than the core reads
+ * the same text from MCP or the CLI (February 30 becomes March 2): a string
+ * the core would refuse gets the field's envelope here, in the core's words.
+ */
+function rejectLenientTimestamps(desc: DescMessage, json: JsonValue): void {
+  if (json === null || typeof json !== "object" || Array.isArray(json)) return;
+  for (const f of desc.fields) {
+    if (f.fieldKind !== "message" || f.message.typeName !== "google.protobuf.Timestamp") continue;
+    const value = json[f.jsonName] ?? json[f.name];
+    if (typeof value === "string" && readRfc3339(value) === undefined) throw fieldShapeError(f);
+  }
 }

@@ -30,6 +30,7 @@ export type { ListTagsResult } from "./list-tags.js";
 export type { MigrateStatus } from "./migrate-status.js";
 export { CITATION_KINDS, MEMORY_CATEGORIES, MEMORY_SOURCES, RECORD_CATEGORIES } from "./validate.js";
 export { kindMismatch, plainName } from "./arg-kinds.js";
+export { parseRfc3339Instant, readRfc3339 } from "./rfc3339.js";
 export type { ArgKind } from "./arg-kinds.js";
 export { rejectUnknownArguments } from "./unknown-arguments.js";
 export { recallRow } from "./view.js";

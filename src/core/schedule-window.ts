@@ -1,6 +1,6 @@
 import { ArgError, ruleError } from "../argerror/index.js";
 import type { ScheduleArgs } from "./args.js";
-import { parseRfc3339 } from "./validate.js";
+import { parseRfc3339Instant } from "./rfc3339.js";
 
 export type Window = { not_before?: number; not_after?: number };
 
@@ -14,12 +14,13 @@ export function parseWindow(a: ScheduleArgs, nowSeconds: number): Window {
   const hasAfter = (a.not_after ?? "") !== "";
   if (!hasBefore && !hasAfter) throw ruleError("schedule-window-at-least-one-bound");
   if (a.category === "discovery") throw ruleError("discovery-not-schedulable");
-  const nb = parseRfc3339("not_before", a.not_before);
-  const na = parseRfc3339("not_after", a.not_after);
+  const nb = parseRfc3339Instant("not_before", a.not_before);
+  const na = parseRfc3339Instant("not_after", a.not_after);
   const w: Window = {};
-  if (nb) w.not_before = Math.floor(nb.getTime() / 1000);
+  if (nb) w.not_before = nb.seconds;
   if (na) {
-    w.not_after = Math.ceil(na.getTime() / 1000);
+    // Any fraction past the second counts, to the nanosecond: a date carries milliseconds only.
+    w.not_after = na.seconds + (na.nanos > 0 ? 1 : 0);
     if (w.not_after <= nowSeconds) {
       // The one clock-dependent check: an ordering hint in the out_of_range class.
       throw new ArgError(["not_after"], "ordering", "not_after must be in the future", {}, "out_of_range");

@@ -2,6 +2,7 @@ import { argError, ArgError, exceedsMaximum, ruleError } from "../argerror/index
 import type { CitationArg, RecallFilterArgs, StoreArgs } from "./args.js";
 import { byteLength } from "./bytes.js";
 import type { Limits } from "./limits.js";
+import { parseRfc3339Instant } from "./rfc3339.js";
 
 export const CITATION_KINDS = ["file", "commit", "url", "repo"] as const;
 
@@ -191,14 +192,9 @@ export function validateStoreArgs(a: StoreArgs, limits: Limits, verb: "store" | 
   checkIdempotencyKey(a.idempotency_key, limits);
 }
 
-/** RFC3339 with a zone; returns the instant as fixed-width ISO text for comparisons. */
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
-
+/** An RFC3339 instant (see rfc3339.ts) to the millisecond; unset when empty. */
 export function parseRfc3339(field: string, value: string | undefined): Date | undefined {
-  if (value === undefined || value === "") return undefined;
-  const d = RFC3339.test(value) ? new Date(value) : undefined;
-  if (!d || Number.isNaN(d.getTime())) throw argError(field, "format", `${field} must be RFC3339`);
-  return d;
+  return parseRfc3339Instant(field, value)?.date;
 }
 
 /**
