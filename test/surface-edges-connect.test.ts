@@ -430,6 +430,23 @@ describe("a schedule window bound, read alike on every lane", () => {
   });
 });
 
+describe("several wrongly typed fields, or a wrongly typed citation field, in one JSON body", () => {
+  it.each([
+    { procedure: "SearchMemories", tool: "search_memory", args: '{"tags":"x","query":5}', want: "field=query hint=format: query must be a string" },
+    { procedure: "SearchMemories", tool: "search_memory", args: '{"scope":5,"k":"x"}', want: "field=k hint=format: k must be a non-negative integer" },
+    {
+      procedure: "StoreMemory",
+      tool: "store_memory",
+      args: '{"content":"c","scope":"project:x","source":"user-said","category":"decision","citations":[{"kind":"file","ref":5}]}',
+      want: "field=citations[i].ref hint=format: citation 0: ref must be a string",
+    },
+  ])("$procedure names the field MCP names first: $want", async ({ procedure, tool, args, want }) => {
+    const a = await rawCall(srv.url, "connect-json", procedure, Buffer.from(args), { headers: AUTH, json: true });
+    const r = await rawToolCall(tool, args);
+    expect({ connect: a.message, mcp: r.text }).toEqual({ connect: want, mcp: [want] });
+  });
+});
+
 describe("a JSON key sent twice", () => {
   const body = (scope: string) => `{"content":"the first value","content":"the last value","scope":"${scope}","source":"user-said","category":"decision"}`;
 

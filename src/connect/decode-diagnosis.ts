@@ -17,7 +17,7 @@ import {
 } from "@bufbuild/protobuf";
 import { BinaryReader } from "@bufbuild/protobuf/wire";
 import { ArgError, fieldNotDecodable, requestNotDecodable, UINT64_MAX, uint64Exceeded } from "../argerror/index.js";
-import { kindMismatch, readRfc3339, type ArgKind } from "../core/index.js";
+import { argumentOrder, kindError, kindMismatch, readRfc3339, type ArgKind } from "../core/index.js";
 import { RECORDS_APART } from "./records-apart.js";
 import { rejectUnknownJsonFields } from "./unknown-fields.js";
 
@@ -169,13 +169,13 @@ export function checkJson(desc: DescMessage, bytes: Uint8Array, operation: strin
     // Diagnosed below.
   }
   const past = json !== null && typeof json === "object" && !Array.isArray(json) ? keysPastUint64(desc, json) : [];
-  if (past.length === 0) throw diagnoseJson(desc, json);
+  if (past.length === 0) throw diagnoseJson(desc, json, operation);
   const obj = json as JsonObject;
   const rest = Object.fromEntries(Object.entries(obj).filter(([key]) => !past.some((p) => p.key === key)));
   try {
     fromJson(desc, rest, JSON_READ_OPTIONS);
   } catch {
-    throw diagnoseJson(desc, rest);
+    throw diagnoseJson(desc, rest, operation);
   }
   const uncapped = past.find((p) => !COUNT_KNOBS.has(p.field.name));
   if (uncapped) throw uint64Exceeded(uncapped.field.name);
@@ -200,7 +200,7 @@ function jsonRefusal(desc: DescMessage, json: JsonObject, operation: string): Ar
     fromJson(desc, json, JSON_READ_OPTIONS);
     return undefined;
   } catch {
-    return diagnoseJson(desc, json);
+    return diagnoseJson(desc, json, operation);
   }
 }
 
@@ -231,15 +231,22 @@ function refuseRecordsApart(desc: DescMessage, json: JsonValue): { json: JsonObj
   return refused.size === 0 ? undefined : { json: out, refused };
 }
 
-function diagnoseJson(desc: DescMessage, json: JsonValue): ArgError {
+function diagnoseJson(desc: DescMessage, json: JsonValue, operation: string): ArgError {
   if (json === null || typeof json !== "object" || Array.isArray(json)) return requestNotDecodable(desc.typeName);
-  for (const [key, value] of Object.entries(json)) {
-    const f = fieldOfKey(desc, key);
-    if (f === undefined) continue;
+  // In the order the core checks the operation's arguments, as MCP meets them, not the order sent.
+  const order = argumentOrder(operation.charAt(0).toLowerCase() + operation.slice(1));
+  const rank = (f: DescField) => (order.includes(f.name) ? order.indexOf(f.name) : order.length);
+  const sent = Object.entries(json)
+    .map(([key, value]) => ({ value, f: fieldOfKey(desc, key) }))
+    .filter((e): e is { value: JsonValue; f: DescField } => e.f !== undefined)
+    .sort((x, y) => rank(x.f) - rank(y.f));
+  for (const { f, value } of sent) {
     try {
-      fromJson(desc, { [key]: value } as JsonValue, JSON_READ_OPTIONS);
+      fromJson(desc, { [f.jsonName]: value } as JsonValue, JSON_READ_OPTIONS);
     } catch {
-      return fieldShapeError(f);
+      // A citation list gets the core's own words for its first bad entry, as MCP does.
+      const kind = kindOf(f);
+      return (kind === undefined ? undefined : kindError(f.name, kind, value)) ?? fieldShapeError(f);
     }
   }
   // Every field decodes alone but not together (a field given under both of

@@ -1,4 +1,4 @@
-import { argError, type ArgError } from "../argerror/index.js";
+import { ArgError, argError } from "../argerror/index.js";
 import type { Citation } from "../model/record.js";
 
 /**
@@ -86,6 +86,17 @@ function checkKind(field: string, kind: ArgKind, value: unknown): void {
       // Each record's own fields are checked one by one, as its own call would be.
       if (!Array.isArray(value) || !value.every(isPlainObject)) throw kindMismatch(field, kind);
       return;
+  }
+}
+
+/** The envelope a value of the wrong kind gets (a citation's own field named), or undefined when it is of its kind. */
+export function kindError(field: string, kind: ArgKind, value: unknown): ArgError | undefined {
+  try {
+    checkKind(field, kind, value);
+    return undefined;
+  } catch (err) {
+    if (err instanceof ArgError) return err;
+    throw err;
   }
 }
 

@@ -162,3 +162,9 @@ export type Bound<O> = O extends { form: "laned"; run: (deps: CoreDeps, s: Subje
         : never;
 
 export type CoreOperations = { readonly [N in OperationName]: Bound<RowOf<N>> };
+
+/** The order an operation checks its arguments' kinds in (its kinds table), so every lane names the same field first. */
+export function argumentOrder(operation: string): readonly string[] {
+  const op = (OPERATIONS as Record<string, { kinds?: object }>)[operation];
+  return op?.kinds === undefined ? [] : Object.keys(op.kinds);
+}
