@@ -7,6 +7,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { SCHEDULE_STATES } from "../src/core/index.js";
+import { STORE_KINDS } from "../src/core/store-kinds.js";
 import { EngramService } from "../src/gen/engram/v1/engram_pb.js";
 import { STEPS } from "../src/store/migrations/registry.js";
 import { CURRENT_SCHEMA_VERSION } from "../src/store/schema-version.js";
@@ -28,6 +29,14 @@ describe("docs/architecture.md: deliberate deviations from the reference", () =>
     expect(methods.slice(-3)).toEqual(["StoreRule", "DeleteAll", "StoreMemories"]);
     expect(SECTION).toContain("adds `StoreRule` and `DeleteAll`");
     expect(SECTION).toContain("and then `StoreMemories`");
+  });
+
+  it("counts its deviations, and names worktree as the one write argument every lane shares", () => {
+    const bullets = SECTION.split(" - **").length - 1;
+    expect(SECTION).toContain(`in ${["", "one", "two", "three", "four", "five", "six", "seven"][bullets]} places`);
+    expect(Object.keys(STORE_KINDS)).toContain("worktree");
+    expect(Object.keys(STORE_KINDS)).not.toContain("worktree_path");
+    expect(SECTION).toContain("engram's tools take `worktree`");
   });
 
   it("names the current schema version", () => {
