@@ -56,8 +56,8 @@ const ROWS: Row[] = [
   { name: "a JSON array for a message", wire: "connect-json", body: json([SECRET]), envelope: REQUEST_FORMAT, code: Code.InvalidArgument },
   { name: "an empty JSON body", wire: "connect-json", body: Buffer.alloc(0), envelope: REQUEST_FORMAT, code: Code.InvalidArgument },
   { name: "invalid UTF-8 in a JSON body", wire: "connect-json", body: Buffer.concat([Buffer.from('{"query":"'), bytes(0xff, 0xfe), Buffer.from('"}')]), envelope: REQUEST_FORMAT, code: Code.InvalidArgument },
-  // Connect ignores unknown enum names as it ignores unknown fields; the core then finds the field unset.
-  { name: "an enum name that does not exist", wire: "connect-json", procedure: "SetVisibility", body: json({ id: "x", visibility: SECRET }), envelope: "field=visibility hint=required: visibility is required", code: Code.InvalidArgument },
+  // The library would read an unknown enum name as the field unset; the gate names the value's fault instead.
+  { name: "an enum name that does not exist", wire: "connect-json", procedure: "SetVisibility", body: json({ id: "x", visibility: SECRET }), envelope: "field=visibility hint=enum: visibility must be one of VISIBILITY_UNSPECIFIED|VISIBILITY_PRIVATE|VISIBILITY_SHARED", code: Code.InvalidArgument },
   { name: "an object where an enum goes", wire: "connect-json", procedure: "SetVisibility", body: json({ id: "x", visibility: { v: SECRET } }), envelope: "field=visibility hint=enum: visibility must be one of VISIBILITY_UNSPECIFIED|VISIBILITY_PRIVATE|VISIBILITY_SHARED", code: Code.InvalidArgument },
   { name: "a not_before that is not a timestamp", wire: "connect-json", procedure: "ScheduleMemory", body: json({ content: "c", notBefore: SECRET }), envelope: "field=not_before hint=format: not_before must be RFC3339", code: Code.InvalidArgument },
   { name: "a not_after past year 9999", wire: "connect-json", procedure: "ScheduleMemory", body: json({ content: "c", notAfter: "10000-01-01T00:00:00Z" }), envelope: "field=not_after hint=format: not_after must be RFC3339", code: Code.InvalidArgument },

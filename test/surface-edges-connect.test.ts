@@ -17,12 +17,12 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { toBinary, create } from "@bufbuild/protobuf";
-import { Code, createClient, type Interceptor } from "@connectrpc/connect";
+import { Code, createClient, type ConnectError, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLASS_CONNECT_CODE, classOf, parse } from "../src/argerror/index.js";
-import { EngramService, SearchMemoriesRequestSchema } from "../src/gen/engram/v1/engram_pb.js";
+import { EngramService, SearchMemoriesRequestSchema, type Visibility } from "../src/gen/engram/v1/engram_pb.js";
 import { runningEngram, texts, type RunningEngram, type ToolResult } from "./fixtures/mcp-harness.js";
 import { grpcFrame, rawCall, type Wire } from "./helpers/raw-rpc.js";
 
@@ -444,6 +444,22 @@ describe("several wrongly typed fields, or a wrongly typed citation field, in on
     const a = await rawCall(srv.url, "connect-json", procedure, Buffer.from(args), { headers: AUTH, json: true });
     const r = await rawToolCall(tool, args);
     expect({ connect: a.message, mcp: r.text }).toEqual({ connect: want, mcp: [want] });
+  });
+});
+
+describe("a visibility value SetVisibility does not have", () => {
+  const ENUM = "field=visibility hint=enum: visibility must be one of VISIBILITY_UNSPECIFIED|VISIBILITY_PRIVATE|VISIBILITY_SHARED";
+
+  it.each(['"NOPE"', "5"])("JSON %s is the enum envelope, not \"visibility is required\"", async (value) => {
+    const a = await rawCall(srv.url, "connect-json", "SetVisibility", Buffer.from(`{"id":"0000000000","visibility":${value}}`), { headers: AUTH, json: true });
+    expect({ code: a.code === undefined ? "ok" : Code[a.code], message: a.message }).toEqual({ code: Code[Code.InvalidArgument], message: ENUM });
+  });
+
+  it("binary 5 is the same envelope, and an absent one is still required", async () => {
+    const c = srv.connect(TOKEN);
+    const refusal = (p: Promise<unknown>) => p.then(() => "ok", (e: ConnectError) => e.rawMessage);
+    expect(await refusal(c.setVisibility({ id: "0000000000", visibility: 5 as Visibility }))).toBe(ENUM);
+    expect(await refusal(c.setVisibility({ id: "0000000000" }))).toBe("field=visibility hint=required: visibility is required");
   });
 });
 

@@ -1,7 +1,7 @@
 import { create, protoInt64, type DescMessage } from "@bufbuild/protobuf";
 import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
 import type { ArgsOf, EveryArgOf, MemoryView, RecallGateHidden, Coverage } from "../core/index.js";
-import { fieldShapeError } from "./decode-diagnosis.js";
+import { checkEnumNumber, fieldShapeError } from "./decode-diagnosis.js";
 import {
   RecallGateHiddenSchema,
   type Citation as PbCitation,
@@ -151,4 +151,10 @@ export function storeArgs(r: RecordFields): EveryArgOf<"storeMemory"> {
     citations: citationsArg(r.citations),
     idempotency_key: opt(r.idempotencyKey),
   };
+}
+
+/** A request's enum field as sent: a number its enum lacks (binary keeps them) gets the field's enum envelope. */
+export function enumArg(schema: DescMessage, field: string, value: number): number {
+  checkEnumNumber(schema, field, value);
+  return value;
 }

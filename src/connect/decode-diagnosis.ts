@@ -159,6 +159,7 @@ export function checkJson(desc: DescMessage, bytes: Uint8Array, operation: strin
   // Before the types, as MCP checks argument names before the core checks values.
   rejectUnknownJsonFields(desc, json, operation);
   rejectLenientTimestamps(desc, json);
+  rejectUnknownEnumValues(desc, json);
   try {
     fromJson(desc, json, JSON_READ_OPTIONS);
     // The library decodes what was checked, re-encoded: JSON.parse keeps the last of a key sent
@@ -312,4 +313,26 @@ function rejectLenientTimestamps(desc: DescMessage, json: JsonValue): void {
     const value = json[f.jsonName] ?? json[f.name];
     if (typeof value === "string" && readRfc3339(value) === undefined) throw fieldShapeError(f);
   }
+}
+
+/**
+ * The library reads an enum name it does not know as if the field were not
+ * sent, and keeps a number it does not know: either way the core would be
+ * told "required", or handed a value no lane can send. Both get the field's
+ * enum envelope here instead.
+ */
+function rejectUnknownEnumValues(desc: DescMessage, json: JsonValue): void {
+  if (json === null || typeof json !== "object" || Array.isArray(json)) return;
+  for (const f of desc.fields) {
+    if (f.fieldKind !== "enum") continue;
+    const value = json[f.jsonName] ?? json[f.name];
+    if (value === undefined || value === null) continue;
+    if (!f.enum.values.some((v) => v.name === value || v.number === value)) throw fieldShapeError(f);
+  }
+}
+
+/** A binary enum field holding a number its enum does not have gets the JSON lane's envelope for it. */
+export function checkEnumNumber(desc: DescMessage, field: string, value: number): void {
+  const f = desc.fields.find((x) => x.name === field);
+  if (f?.fieldKind === "enum" && !f.enum.values.some((v) => v.number === value)) throw fieldShapeError(f);
 }

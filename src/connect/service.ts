@@ -37,12 +37,13 @@ import {
   ListScopesResponseSchema,
   ScopeCountSchema,
   SearchMemoriesResponseSchema,
+  SetVisibilityRequestSchema,
   SetVisibilityResponseSchema,
   StoreMemoryResponseSchema,
   UpdateMemoryResponseSchema,
   Visibility,
 } from "../gen/engram/v1/engram_pb.js";
-import { citationsArg, count, coverageFields, opt, rfc3339Of, storeArgs, toPbHidden, toPbMemory } from "./convert.js";
+import { citationsArg, count, coverageFields, enumArg, opt, rfc3339Of, storeArgs, toPbHidden, toPbMemory } from "./convert.js";
 import { getMemoryResponse } from "./get-memory-response.js";
 import { refusedRecords } from "./records-apart.js";
 import { storeMemoriesResponse } from "./store-memories-response.js";
@@ -187,8 +188,8 @@ export function engramServiceImpl(core: Core, log: Logger): ServiceImpl<typeof E
     }),
 
     setVisibility: guard("SetVisibility", async (req, ctx) => {
-      const shared =
-        req.visibility === Visibility.SHARED ? true : req.visibility === Visibility.PRIVATE ? false : undefined;
+      const visibility = enumArg(SetVisibilityRequestSchema, "visibility", req.visibility);
+      const shared = visibility === Visibility.SHARED ? true : visibility === Visibility.PRIVATE ? false : undefined;
       const r = await core.setVisibility(requireSubject(ctx), { id: opt(req.id), shared } satisfies EveryArgOf<"setVisibility">, LANE);
       return create(SetVisibilityResponseSchema, { id: r.id, shortId: r.short_id });
     }),
