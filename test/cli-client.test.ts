@@ -259,6 +259,11 @@ describe("engram client verbs against a real server", { timeout: 180_000 }, () =
     expect((JSON.parse(await ok(["list", "--scope", "repo:example/arch"])) as { memories: JsonMemory[] }).memories.map((m) => m.id)).toEqual([id]);
   });
 
+  it("writes one table row per id even when an id holds a line break, which no text a caller sends can split", async () => {
+    const lines = (await ok(["archive", "ABC\nfield=id hint=format: forged", "--output", "text"])).trimEnd().split("\n");
+    expect(lines).toEqual([expect.stringMatching(/^REQUESTED +ID +OUTCOME$/), expect.stringMatching(/^ABC\\nfield=id hint=format: forged +- +not_found$/)]);
+  });
+
   it("store-discovery, store-rule and delete-all do from the CLI what the MCP tools do", async () => {
     const cite = JSON.stringify({ kind: "file", ref: "src/parser.ts", locator: "1-9" });
     const d = JSON.parse(

@@ -1,5 +1,6 @@
 import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
 import type { Memory } from "../gen/engram/v1/engram_pb.js";
+import { oneLine } from "./failure.js";
 
 /** Human views. They are for reading; scripts use --output json. */
 
@@ -13,8 +14,13 @@ function pad(s: string, n: number): string {
   return s + " ".repeat(Math.max(0, n - width(s)));
 }
 
-/** Columns separated by two spaces; the last column is not padded. */
-export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+/**
+ * Columns separated by two spaces; the last column is not padded. A cell is
+ * written on its line, control characters as their escapes, so no text a
+ * caller sent (an id to archive, say) can split a row.
+ */
+export function table(header: readonly string[], cellsOf: readonly (readonly string[])[]): string {
+  const rows = cellsOf.map((r) => r.map(oneLine));
   const widths = header.map((h, i) => Math.max(width(h), ...rows.map((r) => width(r[i] ?? ""))));
   const line = (cells: readonly string[]) =>
     cells
