@@ -1,4 +1,5 @@
 import { EXIT, parse, type ExitCode } from "../argerror/index.js";
+import { CONTROL_CHARACTERS } from "../model/control-characters.js";
 
 /**
  * A failed run: the exit status and the one stderr line that explains it.
@@ -41,6 +42,7 @@ export function cliLines(text: string): string {
 }
 
 const ESCAPES: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+const EVERY_CONTROL_CHARACTER = new RegExp(CONTROL_CHARACTERS.source, "g");
 
 /**
  * A failure's text as one line: a line break or any other control character
@@ -50,5 +52,5 @@ const ESCAPES: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" 
  * second stderr line, and so cannot forge an envelope at the start of one.
  */
 export function oneLine(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return text.replace(EVERY_CONTROL_CHARACTER, (c) => ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }

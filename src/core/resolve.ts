@@ -3,6 +3,7 @@ import { byteLength } from "./bytes.js";
 import type { MemoryRecord } from "../model/record.js";
 import type { Subject } from "../model/subject.js";
 import type { CoreDeps } from "./deps.js";
+import { CONTROL_CHARACTERS } from "../model/control-characters.js";
 
 /**
  * Input → readable or owned record. Missing, not readable and not owned are
@@ -22,15 +23,9 @@ export async function resolveOwned(deps: CoreDeps, subject: Subject, input: stri
   return rec;
 }
 
-/**
- * What no UUID or short id holds: C0 and C1 controls (line breaks and tabs
- * among them), DEL, and the Unicode line and paragraph separators.
- */
-const NOT_IN_AN_ID = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
-
-/** True when `input` holds a character no id has (see NOT_IN_AN_ID). */
+/** True when `input` holds a character no UUID or short id has (a control character, see CONTROL_CHARACTERS). */
 export function holdsNonIdCharacter(input: string): boolean {
-  return NOT_IN_AN_ID.test(input);
+  return CONTROL_CHARACTERS.test(input);
 }
 
 /**

@@ -7,3 +7,4 @@ export type { Logger, LogFields } from "./logger.js";
 export { silentLogger } from "./logger.js";
 export { lexicalTerms, distinctTerms, searchableText } from "./lexical-terms.js";
 export { MAX_TIMER_MS, MAX_TIMER_HOURS } from "./timer-limit.js";
+export { CONTROL_CHARACTERS } from "./control-characters.js";
