@@ -2,7 +2,8 @@ import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { Option, type Command } from "commander";
 import { argError, EXIT, ruleError, RULES } from "../argerror/index.js";
-import type { FailOn, OperatorFlipRow, ScanReport, VerifyReport } from "../operator/index.js";
+import { FAIL_ON, type FailOn } from "../operator/fail-on.js";
+import type { OperatorFlipRow, ScanReport, VerifyReport } from "../operator/index.js";
 import type { OutputMode } from "./client-flags.js";
 import { CliFailure, usageError } from "./failure.js";
 import { collectList } from "./list-values.js";
@@ -22,20 +23,13 @@ type ScopeFlags = { scope?: string; allScopes?: boolean; output?: OutputMode };
 type VerifyFlags = ScopeFlags & { workTree?: string; failOn?: FailOn };
 
 /**
- * --fail-on's closed set, kept here so the verb tree loads without the
- * verifier; the type check holds it to FailOn, and test/cli-catalog.test.ts
- * to FAIL_ON itself.
- */
-const FAIL_ON_TIERS = ["broken", "moved", "unverifiable", "any"] as const satisfies readonly FailOn[];
-
-/**
  * --fail-on lists its tiers (help, catalog, completion) as any choices flag
  * does, and refuses another value while parsing with the rule's envelope,
  * which names the tiers and never the value typed.
  */
 function failOnOption(): Option {
-  return new Option("--fail-on <tier>", "exit 7 when this tier has findings (any: every tier but valid)").choices(FAIL_ON_TIERS).argParser((v: string) => {
-    if (!(FAIL_ON_TIERS as readonly string[]).includes(v)) throw usageError(ruleError("verify-fail-on-accepted-values").message);
+  return new Option("--fail-on <tier>", "exit 7 when this tier has findings (any: every tier but valid)").choices(FAIL_ON).argParser((v: string) => {
+    if (!(FAIL_ON as readonly string[]).includes(v)) throw usageError(ruleError("verify-fail-on-accepted-values").message);
     return v as FailOn;
   });
 }

@@ -1,13 +1,13 @@
 import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { isAbsolute, relative, resolve } from "node:path";
 import type { Citation, MemoryRecord } from "../model/record.js";
+import { FAIL_ON, type FailOn } from "./fail-on.js";
 import { repoIdentity, scopeRepo } from "./repo-identity.js";
 
 export const TIERS = ["valid", "moved", "broken", "unverifiable"] as const;
 export type Tier = (typeof TIERS)[number];
 
-export const FAIL_ON = ["broken", "moved", "unverifiable", "any"] as const;
-export type FailOn = (typeof FAIL_ON)[number];
+export { FAIL_ON, type FailOn };
 
 /** One citation's verdict. Never carries the excerpt itself. */
 export type CitationFinding = {
