@@ -29,7 +29,7 @@ export type KindsOf<T> = { readonly [K in keyof T]-?: ArgKind };
 
 /** Every field of a citation, each once: a field added to `Citation` and not here fails to compile. */
 const CITATION_KEYS = { kind: true, ref: true, locator: true, pin: true, excerpt: true } as const satisfies Record<keyof Citation, true>;
-const CITATION_FIELDS = Object.keys(CITATION_KEYS) as (keyof Citation)[];
+export const CITATION_FIELDS = Object.keys(CITATION_KEYS) as (keyof Citation)[];
 
 /** A name the caller chose may be repeated only when it is short and plainly an identifier. */
 export function plainName(name: string): boolean {

@@ -1,3 +1,4 @@
+import { CITATION_FIELDS } from "../core/arg-kinds.js";
 import { MEMORY_SOURCES, RECORD_CATEGORIES } from "../core/validate.js";
 import { VISIBILITIES, type MemoryRecord } from "../model/record.js";
 import { CURRENT_SCHEMA_VERSION, isUuid } from "../store/index.js";
@@ -105,8 +106,7 @@ const OPTIONAL_STRINGS = [
   "idempotency_fingerprint",
   "embedder_identity",
   "revision",
-] as const;
-const CITATION_KEYS = ["kind", "ref", "locator", "pin", "excerpt"] as const;
+] as const satisfies readonly (keyof MemoryRecord)[];
 
 /** The accepted values as a reason may list them: "" is spelled out, as nothing else would show it. */
 function oneOf(values: readonly string[]): string {
@@ -144,7 +144,7 @@ function checkRecord(r: Record<string, unknown>, line: number): void {
   }
   if (Array.isArray(r.citations)) {
     for (const c of r.citations as unknown[]) {
-      if (!isObject(c) || CITATION_KEYS.some((k) => c[k] !== undefined && typeof c[k] !== "string")) fail("record.citations must be citation objects of strings");
+      if (!isObject(c) || CITATION_FIELDS.some((k) => c[k] !== undefined && typeof c[k] !== "string")) fail("record.citations must be citation objects of strings");
     }
   }
   for (const k of ["access_count", "content_bytes"] as const) if (r[k] !== undefined && !isCount(r[k])) fail(`record.${k} must be a non-negative integer`);
