@@ -280,6 +280,7 @@ describe("operator verbs when Qdrant cannot be reached", { timeout: 120_000 }, (
     const env = { ENGRAM_QDRANT_URL: url, ENGRAM_DATA_DIR: join(REPO, "no-such-dir-engram") };
     const status = await runEngram(["migrate", "status"], env);
     const line = status.stderr.trim().split("\n").pop();
+    expect({ code: status.code, line }).toEqual({ code: EXIT.unavailable, line: expect.stringMatching(/^engram: unavailable: /) });
     for (const args of [["serve", "--listen-addr", "127.0.0.1:0"], ["mcp"]]) {
       const run = await runEngram(args, env);
       expect({ args, code: run.code, stdout: run.stdout, line: run.stderr.trim().split("\n").pop() }).toEqual({ args, code: EXIT.unavailable, stdout: "", line });
