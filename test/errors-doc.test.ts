@@ -55,6 +55,7 @@ import { checkIdInput } from "../src/core/resolve.js";
 import { rejectUnknownArguments } from "../src/core/unknown-arguments.js";
 import { checkCategory, checkQuery, checkSummary, checkTags, checkUnreservedScope, validateStoreArgs } from "../src/core/validate.js";
 import { STEPS, refusalError, type IrreversibleStep } from "../src/store/migrations/index.js";
+import { codeCell, codeSpans, diffKeys, NO_DIFF, tableUnder } from "./helpers/markdown-table.js";
 
 /** The registry's own irreversible steps, so the doc quotes the reason a refusal really carries. */
 const IRREVERSIBLE: IrreversibleStep[] = STEPS.flatMap((s) => (s.reversibility.kind === "irreversible" ? [{ from: s.from, to: s.to, reason: s.reversibility.reason }] : []));
@@ -73,103 +74,6 @@ const WRITE = { content: "c", scope: "project:x", source: "user-said", category:
 
 const DOC_PATH = new URL("../docs/errors.md", import.meta.url);
 const DOC = readFileSync(DOC_PATH, "utf8");
-
-// ---------------------------------------------------------------------------
-// A small markdown table reader. It is strict on purpose: a missing heading,
-// a missing table or an unexpected header row is an error, not an empty list.
-// ---------------------------------------------------------------------------
-
-type Table = { header: string[]; rows: string[][] };
-
-/** Splits one `| a | b |` row on unescaped pipes; `\|` inside a cell is kept as `|`. */
-function splitRow(line: string): string[] {
-  const inner = line.trim().replace(/^\|/, "").replace(/\|$/, "");
-  const cells: string[] = [];
-  let cur = "";
-  for (let i = 0; i < inner.length; i++) {
-    const ch = inner[i]!;
-    if (ch === "\\" && inner[i + 1] === "|") {
-      cur += "|";
-      i++;
-    } else if (ch === "|") {
-      cells.push(cur.trim());
-      cur = "";
-    } else {
-      cur += ch;
-    }
-  }
-  cells.push(cur.trim());
-  return cells;
-}
-
-/** The text under an exact `## …` heading, up to the next heading of level 1 or 2. */
-function sectionOf(md: string, heading: string): string {
-  const lines = md.split("\n");
-  const start = lines.findIndex((l) => l.trimEnd() === heading);
-  if (start < 0) throw new Error(`heading not found: ${heading}`);
-  const rest = lines.slice(start + 1);
-  const end = rest.findIndex((l) => /^#{1,2} /.test(l));
-  return (end < 0 ? rest : rest.slice(0, end)).join("\n");
-}
-
-/** The first pipe table in a block of markdown. */
-function firstTable(block: string): Table {
-  const lines = block.split("\n");
-  const start = lines.findIndex((l) => l.trimStart().startsWith("|"));
-  if (start < 0) throw new Error("no table found");
-  const tableLines: string[] = [];
-  for (const l of lines.slice(start)) {
-    if (!l.trimStart().startsWith("|")) break;
-    tableLines.push(l);
-  }
-  const [headerLine, sepLine, ...body] = tableLines;
-  if (headerLine === undefined || sepLine === undefined || !/^\|[\s:|-]+\|$/.test(sepLine.trim())) {
-    throw new Error("malformed table: header or separator row missing");
-  }
-  const header = splitRow(headerLine);
-  const rows = body.map(splitRow);
-  for (const r of rows) {
-    if (r.length !== header.length) throw new Error(`row has ${r.length} cells, header has ${header.length}: ${r.join(" | ")}`);
-  }
-  return { header, rows };
-}
-
-/** The table under `heading`, whose header must be exactly `expectedHeader`. */
-function tableUnder(md: string, heading: string, expectedHeader: string): Table {
-  const table = firstTable(sectionOf(md, heading));
-  const want = splitRow(expectedHeader);
-  if (table.header.join("|") !== want.join("|")) {
-    throw new Error(`unexpected header under ${heading}: ${table.header.join(" | ")}`);
-  }
-  return table;
-}
-
-/** A cell that must hold exactly one backticked token, e.g. `` `too_long` ``. */
-function codeCell(cell: string): string {
-  const m = /^`([^`]+)`$/.exec(cell);
-  if (!m) throw new Error(`expected a single code span, got: ${cell}`);
-  return m[1]!;
-}
-
-/** Every backticked token in a cell, in order. */
-function codeSpans(cell: string): string[] {
-  return [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
-}
-
-type SetDiff = { missing: string[]; extra: string[]; duplicated: string[] };
-
-/** What the doc lacks (missing), what it has that the source lacks (extra), and repeats. */
-function diffKeys(doc: readonly string[], source: readonly string[]): SetDiff {
-  const docSet = new Set(doc);
-  const srcSet = new Set(source);
-  return {
-    missing: source.filter((k) => !docSet.has(k)),
-    extra: doc.filter((k) => !srcSet.has(k)),
-    duplicated: doc.filter((k, i) => doc.indexOf(k) !== i),
-  };
-}
-
-const NO_DIFF: SetDiff = { missing: [], extra: [], duplicated: [] };
 
 const NUMBER_WORDS: Record<string, number> = {
   one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10,
@@ -198,61 +102,6 @@ const EXIT_HEADING = "## Exit codes";
 const EXIT_HEADER = "| Exit | Meaning |";
 
 // ---------------------------------------------------------------------------
-
-describe("the table reader used by these tests", () => {
-  const fixture = [
-    "# Fixture",
-    "## The three hint codes",
-    "",
-    "| Hint code | Class | Meaning | What to do |",
-    "|---|---|---|---|",
-    "| `required` | Malformed | absent | send it |",
-    "| `enum` | Malformed | one of a \\| b | pick one |",
-    "",
-    "## Next section",
-    "| Hint code | Class | Meaning | What to do |",
-    "|---|---|---|---|",
-    "| `too_long` | OutOfRange | long | shorten |",
-  ].join("\n");
-
-  it("reports a row missing from a fixture table as a difference", () => {
-    const table = tableUnder(fixture, "## The three hint codes", HINT_HEADER);
-    const codes = table.rows.map((r) => codeCell(r[0]!));
-    const diff = diffKeys(codes, ["required", "enum", "too_long"]);
-    expect(diff.missing).toEqual(["too_long"]);
-    expect(diff).not.toEqual(NO_DIFF);
-  });
-
-  it("reports a row the source does not know as an extra entry", () => {
-    const codes = tableUnder(fixture, "## The three hint codes", HINT_HEADER).rows.map((r) => codeCell(r[0]!));
-    expect(diffKeys(codes, ["required"]).extra).toEqual(["enum"]);
-  });
-
-  it("reports a repeated row as a duplicate", () => {
-    expect(diffKeys(["enum", "enum"], ["enum"]).duplicated).toEqual(["enum"]);
-  });
-
-  it("keeps an escaped pipe inside its cell", () => {
-    const table = tableUnder(fixture, "## The three hint codes", HINT_HEADER);
-    expect(table.rows[1]![2]).toBe("one of a | b");
-  });
-
-  it("stops at the next heading instead of reading a later table", () => {
-    const table = tableUnder(fixture, "## The three hint codes", HINT_HEADER);
-    expect(table.rows).toHaveLength(2);
-  });
-
-  it("fails when the heading, the table or the expected header is absent", () => {
-    expect(() => tableUnder(fixture, "## Nowhere", HINT_HEADER)).toThrow(/heading not found/);
-    expect(() => firstTable("no table here")).toThrow(/no table/);
-    expect(() => tableUnder(fixture, "## The three hint codes", "| Code | Meaning |")).toThrow(/unexpected header/);
-  });
-
-  it("rejects a code cell that is not one code span", () => {
-    expect(() => codeCell("required")).toThrow();
-    expect(codeCell("`required`")).toBe("required");
-  });
-});
 
 describe("docs/errors.md: the twelve hint codes", () => {
   // Parsed inside each test, so a broken doc fails tests rather than collection.
