@@ -9,7 +9,7 @@ import { defineConfig } from "vitest/config";
  * Embedded-only, and why:
  * - storage-faults-start, storage-faults-disk-full, storage-faults-shutdown:
  *   they break the SQLite file itself (tmpfs full, read-only, damaged).
- * - storage-layout-upgrade, migrations, write-path-gate, embedded-store,
+ * - storage-layout-upgrade, migrations, migration-registry, write-path-gate, embedded-store,
  *   store-conformance-embedded, data-dir: the embedded file's layout, codec path
  *   and migration internals.
  * - vector-index, vector-snapshot-catch-up: the embedded store's in-process
