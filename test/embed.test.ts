@@ -93,6 +93,24 @@ describe("the local embedder", () => {
     chunked.forEach((v, i) => expect(dot(v, whole[i]!)).toBeCloseTo(1, 4));
   });
 
+  it("gives each model call texts of like length, and the vectors back in input order", async () => {
+    const calls: string[][] = [];
+    const recording = new LocalEmbedder({
+      batchSize: 2,
+      load: async () => ({
+        async embed(input: string[]) {
+          calls.push(input);
+          // Each text's vector names its length, so a misplaced one shows.
+          return input.map((t) => Array.from({ length: 512 }, (_, i) => (i === 0 ? t.length : 1)));
+        },
+      }),
+    });
+    const texts = ["a much longer text than the others here", "ab", "another rather long text of its own", "abc"];
+    const vecs = await recording.embedDocuments(texts);
+    expect(calls).toEqual([["ab", "abc"], ["another rather long text of its own", "a much longer text than the others here"]]);
+    vecs.forEach((v, i) => expect(v[0]! / v[1]!).toBeCloseTo(texts[i]!.length, 3));
+  });
+
   it("returns an empty list for no texts", async () => {
     expect(await embedder.embedDocuments([])).toEqual([]);
   });

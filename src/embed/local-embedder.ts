@@ -12,7 +12,7 @@ export interface SentenceModel {
 export type SentenceModelLoader = () => Promise<SentenceModel>;
 
 export interface LocalEmbedderOptions {
-  /** Texts per model call; bounds peak tensor memory on large batches. Default 64. */
+  /** Texts per model call, the shortest texts of a call first. Default 8 (see DEFAULT_BATCH_SIZE). */
   batchSize?: number;
   /** Replaces the bundled model loader (tests count or fake loads with it). */
   load?: SentenceModelLoader;
@@ -24,7 +24,13 @@ export const LOCAL_IDENTITY: EmbedderIdentity = Object.freeze({
   dim: 512,
 });
 
-const DEFAULT_BATCH_SIZE = 64;
+/**
+ * Texts per model call. A call pads every text to its longest and costs per
+ * token, so calls of a few like-length texts beat one large call: measured
+ * on 32-text jobs of dialog turns, 43 texts/s at 8 a call against 31 at 32
+ * (38 one text at a time); 4 and 16 a call were within 3 of 8.
+ */
+const DEFAULT_BATCH_SIZE = 8;
 const SOURCE = "local embedder";
 
 /**
@@ -79,15 +85,17 @@ export class LocalEmbedder implements Embedder {
   async embedDocuments(texts: string[]): Promise<Float32Array[]> {
     if (texts.length === 0) return [];
     const model = await this.getModel();
-    const out: Float32Array[] = [];
-    for (const batch of chunks(texts, this.batchSize)) {
+    const out = new Array<Float32Array>(texts.length);
+    // The model pads every text of a call to the call's longest, and its cost
+    // is per token, padding included: texts of like length go in one call.
+    for (const batch of chunks(byLength(texts), this.batchSize)) {
       // The tokenizer yields no tokens for "", and the model then returns
       // fewer rows than inputs. A single space embeds as a lone separator.
-      const rows = await model.embed(batch.map((t) => (t.length === 0 ? " " : t)));
+      const rows = await model.embed(batch.map((i) => (texts[i]!.length === 0 ? " " : texts[i]!)));
       if (rows.length !== batch.length) {
         throw new EmbedderError(`${SOURCE} returned ${rows.length} vectors for ${batch.length} texts`);
       }
-      for (const row of rows) out.push(toUnitVector(row, this.identity.dim, SOURCE));
+      rows.forEach((row, j) => (out[batch[j]!] = toUnitVector(row, this.identity.dim, SOURCE)));
     }
     return out;
   }
@@ -113,6 +121,11 @@ export class LocalEmbedder implements Embedder {
     }
     return this.model;
   }
+}
+
+/** The texts' indexes, shortest text first (ties in input order). */
+function byLength(texts: readonly string[]): number[] {
+  return texts.map((_, i) => i).sort((a, b) => texts[a]!.length - texts[b]!.length || a - b);
 }
 
 // --- stdout guard --------------------------------------------------------
