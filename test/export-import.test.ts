@@ -19,6 +19,7 @@ import { META_EMBEDDER_IDENTITY } from "../src/store/meta-keys.js";
 import type { MemoryRecord } from "../src/model/record.js";
 import { snapshot, type TestServer } from "./helpers/engram-server.js";
 import { portableFixture, TOKENS } from "./helpers/portable-fixture.js";
+import { CLI_DOCS } from "./helpers/cli-docs.js";
 import { runEngram } from "./helpers/run-engram.js";
 import { asEmbedded } from "./helpers/test-store.js";
 
@@ -274,7 +275,7 @@ describe("the import, export and backup verbs", { timeout: 180_000 }, () => {
     // The sweeps' pair reads the same way.
     const sweep = await runEngram(["spine-review", "scan", "--scope", "s", "--all-scopes"], { ENGRAM_DATA_DIR: dataDir });
     expect(sweep.stderr).toMatch(/^field=scope,all-scopes hint=mutually_exclusive: /);
-    const doc = readFileSync(new URL("../docs/cli.md", import.meta.url), "utf8");
+    const doc = CLI_DOCS;
     for (const run of [none, both]) expect(doc).toContain("`" + run.stderr.trim() + "`");
   });
 
@@ -290,7 +291,7 @@ describe("the import, export and backup verbs", { timeout: 180_000 }, () => {
     }
     const scan = await runEngram(["spine-review", "scan", "--scope", ""], { ENGRAM_DATA_DIR: dataDir });
     expect({ code: scan.code, envelope: scan.stderr.startsWith("field=scope") }).toEqual({ code: EXIT.usage, envelope: true });
-    const doc = readFileSync(new URL("../docs/cli.md", import.meta.url), "utf8");
+    const doc = CLI_DOCS;
     expect(doc).toContain("`" + line.trim() + "`");
   });
 

@@ -7,7 +7,7 @@
  * batch creates nothing, not even the store an import may make.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -17,13 +17,14 @@ import { FakeEmbedder, identityKey, LOCAL_IDENTITY } from "../src/embed/index.js
 import type { MemoryRecord } from "../src/model/record.js";
 import { headerLine, importRecords, ImportStopped, parseRecordLine, recordLine } from "../src/operator/index.js";
 import { EmbeddedStore } from "../src/store/embedded/embedded-store.js";
+import { CLI_DOCS } from "./helpers/cli-docs.js";
 import { runEngram } from "./helpers/run-engram.js";
 import { syntheticRecord } from "./helpers/synthetic-record.js";
 
 /** Planted as a field's value; no refusal may repeat it. */
 const SECRET = "sekrit-import-3c9e";
 const LOCAL = identityKey(LOCAL_IDENTITY);
-const DOC = readFileSync(new URL("../docs/cli.md", import.meta.url), "utf8");
+const DOC = CLI_DOCS;
 
 const root = mkdtempSync(join(tmpdir(), "engram-import-refusals-"));
 let n = 0;

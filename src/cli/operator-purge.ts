@@ -38,7 +38,7 @@ const CLASS_SENTENCE = `class must be one of ${PURGE_CLASSES.join("|")}`;
 const NOTHING_SELECTED = "purge needs --class (superseded, expired or archived), or a filter (--category, --tags, --older-than) with --scope or --all-scopes";
 
 /**
- * TEST ONLY (docs/cli.md says so): a directory where an apply writes
+ * TEST ONLY (docs/cli-lifecycle.md says so): a directory where an apply writes
  * `derived` after its first derivation and waits (at most a minute) for
  * `resume` before its second, so a test can write a record in between.
  */
