@@ -1,7 +1,8 @@
 /**
  * The MCP tool lane's advertised surface over an in-memory transport: the
  * names, annotations, descriptions and schemas a client lists are bound to
- * the tool table and to docs/tools.md in both directions, so neither can
+ * the tool table and to the tool docs (docs/tools.md and the two pages of
+ * tool sections it links) in both directions, so neither can
  * drift from the code. What a call answers is mcp-tools-calls.
  */
 import { readFileSync } from "node:fs";
@@ -18,11 +19,12 @@ import {
   handlerOf,
 } from "../src/mcp/index.js";
 import pkg from "../package.json" with { type: "json" };
+import { TOOL_DOC_PAGES, TOOL_DOCS } from "./helpers/tool-docs.js";
 import { inMemoryMcp, tableAfter, type InMemoryMcp } from "./fixtures/mcp-harness.js";
 
-const DOC = readFileSync(new URL("../docs/tools.md", import.meta.url), "utf8");
+const DOC = TOOL_DOCS;
 
-/** The `## \`name\`` sections of docs/tools.md, keyed by tool name. */
+/** The `## \`name\`` sections of the tool docs, keyed by tool name. */
 function docSections(): Map<string, { heading: string; body: string }> {
   const out = new Map<string, { heading: string; body: string }>();
   const parts = DOC.split(/^## /m).slice(1);
@@ -123,7 +125,22 @@ describe("the advertised tool surface", () => {
   });
 });
 
-describe("docs/tools.md", () => {
+describe("the tool docs: docs/tools.md and its pages of tool sections", () => {
+  it("lists in docs/tools.md, for each page, exactly the tools whose sections it holds, in table order", () => {
+    const index = readFileSync(new URL("../docs/tools.md", import.meta.url), "utf8");
+    const listed = TOOL_DOC_PAGES.slice(1).flatMap((page) => {
+      const bullet = index.split(/^- /m).find((b) => b.startsWith(`[${page}](${page})`));
+      expect(bullet, page).toBeDefined();
+      const named = [...bullet!.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]!);
+      const text = readFileSync(new URL(`../docs/${page}`, import.meta.url), "utf8");
+      const held = [...text.matchAll(/^## `([a-z_]+)`/gm)].map((m) => m[1]!);
+      expect(named, page).toEqual(held);
+      return held;
+    });
+    expect(listed).toEqual(TOOL_NAMES);
+  });
+
+
   it("has an annotation table equal to the code's table in both directions", () => {
     const t = tableAfter(DOC, /^## Annotations$/);
     expect(t.header).toEqual(["Tool", "readOnly", "destructive", "idempotent", "openWorld"]);

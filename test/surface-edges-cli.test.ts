@@ -69,7 +69,7 @@ describe("item 2: scope with cross_spine is a declared CLI-tier rule", () => {
     expect(run.stdout.replace(/\s+/g, " ")).toContain(RULES["scope-cross-spine-mutually-exclusive"].sentence);
   });
 
-  it.each([["cli.md"], ["tools.md"]])("docs/%s states the lane difference in the rule's sentence", (doc) => {
+  it.each([["cli.md"], ["tools-memories.md"]])("docs/%s states the lane difference in the rule's sentence", (doc) => {
     const text = readFileSync(new URL(doc, DOCS), "utf8").replace(/\s+/g, " ");
     expect(text).toContain(RULES["scope-cross-spine-mutually-exclusive"].sentence);
     expect(text).toContain("scope-cross-spine-mutually-exclusive");
