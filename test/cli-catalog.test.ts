@@ -11,7 +11,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { EXIT, EXIT_TABLE } from "../src/argerror/index.js";
 import { BLAST_RADIUS, type Catalog } from "../src/cli/catalog.js";
 import { FAIL_ON } from "../src/operator/verify-citations.js";
-import { CLI_DOC_PAGES, CLI_DOCS } from "./helpers/cli-docs.js";
+import { CLI_DOC_PAGES, CLI_DOCS, readDoc } from "./helpers/doc-pages.js";
 
 const REPO = fileURLToPath(new URL("..", import.meta.url));
 const DOC = CLI_DOCS;
@@ -250,7 +250,7 @@ describe("the CLI docs: docs/cli.md and its operator pages", () => {
   });
 
   it("links each operator page from docs/cli.md", () => {
-    const cli = readFileSync(new URL("../docs/cli.md", import.meta.url), "utf8");
+    const cli = readDoc(CLI_DOC_PAGES[0]);
     for (const page of CLI_DOC_PAGES.slice(1)) expect(cli, page).toContain(`](${page})`);
   });
 });

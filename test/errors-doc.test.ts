@@ -1,10 +1,10 @@
 /**
- * Binds docs/errors.md to src/argerror. Tables in the doc are parsed and
- * compared in both directions with the source tables; every worked example
+ * Binds docs/errors.md and docs/errors-cases.md, read as one doc, to
+ * src/argerror. Tables in the doc are parsed and compared in both
+ * directions with the source tables; every worked example
  * is rendered by the production helpers and must appear verbatim in the doc,
  * and every example line in the doc must be one the tests rendered.
  */
-import { readFileSync } from "node:fs";
 import { Code } from "@connectrpc/connect";
 import { codeToHttpStatus } from "@connectrpc/connect/protocol-connect";
 import { describe, expect, it } from "vitest";
@@ -56,6 +56,7 @@ import { rejectUnknownArguments } from "../src/core/unknown-arguments.js";
 import { checkCategory, checkQuery, checkSummary, checkTags, checkUnreservedScope, validateStoreArgs } from "../src/core/validate.js";
 import { STEPS, refusalError, type IrreversibleStep } from "../src/store/migrations/index.js";
 import { codeCell, codeSpans, diffKeys, NO_DIFF, tableUnder } from "./helpers/markdown-table.js";
+import { ERROR_DOC_PAGES, ERROR_DOCS, readDoc } from "./helpers/doc-pages.js";
 
 /** The registry's own irreversible steps, so the doc quotes the reason a refusal really carries. */
 const IRREVERSIBLE: IrreversibleStep[] = STEPS.flatMap((s) => (s.reversibility.kind === "irreversible" ? [{ from: s.from, to: s.to, reason: s.reversibility.reason }] : []));
@@ -72,8 +73,7 @@ function thrown(fn: () => unknown): string {
 
 const WRITE = { content: "c", scope: "project:x", source: "user-said", category: "decision" };
 
-const DOC_PATH = new URL("../docs/errors.md", import.meta.url);
-const DOC = readFileSync(DOC_PATH, "utf8");
+const DOC = ERROR_DOCS;
 
 const NUMBER_WORDS: Record<string, number> = {
   one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10,
@@ -371,5 +371,12 @@ describe("docs/errors.md: worked examples", () => {
   it("reads every envelope-shaped example back through parse with a known hint", () => {
     const unreadable = docLines.filter((l) => l.startsWith("field=") && parse(l).kind !== "envelope");
     expect(unreadable).toEqual([]);
+  });
+});
+
+describe("docs/errors.md: its pages", () => {
+  it("links each page of the error reference from the first", () => {
+    const first = readDoc(ERROR_DOC_PAGES[0]);
+    for (const page of ERROR_DOC_PAGES.slice(1)) expect(first, page).toContain(`](${page})`);
   });
 });

@@ -19,7 +19,7 @@ import { META_EMBEDDER_IDENTITY } from "../src/store/meta-keys.js";
 import type { MemoryRecord } from "../src/model/record.js";
 import { snapshot, type TestServer } from "./helpers/engram-server.js";
 import { portableFixture, TOKENS } from "./helpers/portable-fixture.js";
-import { CLI_DOCS } from "./helpers/cli-docs.js";
+import { CLI_DOCS } from "./helpers/doc-pages.js";
 import { runEngram } from "./helpers/run-engram.js";
 import { asEmbedded } from "./helpers/test-store.js";
 

@@ -17,7 +17,7 @@ import { FakeEmbedder, identityKey, LOCAL_IDENTITY } from "../src/embed/index.js
 import type { MemoryRecord } from "../src/model/record.js";
 import { headerLine, importRecords, ImportStopped, parseRecordLine, recordLine } from "../src/operator/index.js";
 import { EmbeddedStore } from "../src/store/embedded/embedded-store.js";
-import { CLI_DOCS } from "./helpers/cli-docs.js";
+import { CLI_DOCS } from "./helpers/doc-pages.js";
 import { runEngram } from "./helpers/run-engram.js";
 import { syntheticRecord } from "./helpers/synthetic-record.js";
 

@@ -5,7 +5,6 @@
  * tool sections it links) in both directions, so neither can
  * drift from the code. What a call answers is mcp-tools-calls.
  */
-import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RULES } from "../src/argerror/index.js";
 import { DEFAULT_LIMITS, LANE_POLICY } from "../src/core/index.js";
@@ -19,7 +18,7 @@ import {
   handlerOf,
 } from "../src/mcp/index.js";
 import pkg from "../package.json" with { type: "json" };
-import { TOOL_DOC_PAGES, TOOL_DOCS } from "./helpers/tool-docs.js";
+import { readDoc, TOOL_DOC_PAGES, TOOL_DOCS } from "./helpers/doc-pages.js";
 import { inMemoryMcp, tableAfter, type InMemoryMcp } from "./fixtures/mcp-harness.js";
 
 const DOC = TOOL_DOCS;
@@ -127,12 +126,12 @@ describe("the advertised tool surface", () => {
 
 describe("the tool docs: docs/tools.md and its pages of tool sections", () => {
   it("lists in docs/tools.md, for each page, exactly the tools whose sections it holds, in table order", () => {
-    const index = readFileSync(new URL("../docs/tools.md", import.meta.url), "utf8");
+    const index = readDoc(TOOL_DOC_PAGES[0]);
     const listed = TOOL_DOC_PAGES.slice(1).flatMap((page) => {
       const bullet = index.split(/^- /m).find((b) => b.startsWith(`[${page}](${page})`));
       expect(bullet, page).toBeDefined();
       const named = [...bullet!.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]!);
-      const text = readFileSync(new URL(`../docs/${page}`, import.meta.url), "utf8");
+      const text = readDoc(page);
       const held = [...text.matchAll(/^## `([a-z_]+)`/gm)].map((m) => m[1]!);
       expect(named, page).toEqual(held);
       return held;
