@@ -8,6 +8,10 @@
 //
 // Count knobs (limit, k) are uint64 with 0 meaning "use the default"; values
 // above 1000 are rejected with hint=out_of_range, never clamped.
+//
+// The contract stays in this one file, long as it is: moving a message to
+// another file changes the import path of every client's generated code,
+// which buf's FILE breaking rules rightly refuse.
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
