@@ -16,8 +16,8 @@ export type StoreOutcome = { stored: WriteResult } | { refused: unknown };
 /**
  * Records per embedder call: one job on the worker pool. Measured with the
  * local model on short records (bench/rows/bulk-ingestion.ts, jobs of 1 to
- * 64 texts): its throughput per text is flat within the noise of a shared
- * 2-core host, so the chunk is chosen for what else it bounds: one job stays
+ * 64 texts): jobs of 32 ran 1.25-1.33 times jobs of one and as fast as jobs
+ * of 64, so the chunk stops at 32 for what else it bounds: one job stays
  * well under a second of a worker's time, so one-at-a-time stores queued
  * behind a batch wait little, and a batch's writes overlap its next chunk.
  */

@@ -9,7 +9,7 @@ export interface PooledLocalEmbedderOptions {
   workers?: number;
   /** Requests that may wait for a busy pool; one more answers unavailable. Default 32. */
   queue?: number;
-  /** Texts per model call inside a worker. Default 64. */
+  /** Texts per model call inside a worker. Default: the local embedder's (8). */
   batchSize?: number;
   /** Replaces the bundled model inside every worker (tests slow or block it). */
   loader?: WorkerModelLoader;
