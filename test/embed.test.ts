@@ -111,6 +111,24 @@ describe("the local embedder", () => {
     vecs.forEach((v, i) => expect(v[0]! / v[1]!).toBeCloseTo(texts[i]!.length, 3));
   });
 
+  it("puts short words many to a model call, and never in a call with a text over twice as long", async () => {
+    const calls: string[][] = [];
+    const recording = new LocalEmbedder({
+      load: async () => ({
+        async embed(input: string[]) {
+          calls.push(input);
+          return input.map((t) => Array.from({ length: 512 }, (_, i) => (i === 0 ? t.length : 1)));
+        },
+      }),
+    });
+    const words = Array.from({ length: 40 }, (_, i) => `word${String(i).padStart(2, "0")}`);
+    const record = "a record of one sentence, long enough to be padded to if words shared its call";
+    const vecs = await recording.embedDocuments([record, ...words]);
+    // 40 six-letter words: 42 fit the 256-character budget, so one call; the record alone in another.
+    expect(calls).toEqual([words, [record]]);
+    vecs.forEach((v, i) => expect(v[0]! / v[1]!).toBeCloseTo([record, ...words][i]!.length, 3));
+  });
+
   it("returns an empty list for no texts", async () => {
     expect(await embedder.embedDocuments([])).toEqual([]);
   });

@@ -1,4 +1,3 @@
-import { chunks } from "./chunks.js";
 import type { Embedder, EmbedderIdentity } from "./embedder.js";
 import { EmbedderError } from "./embedder-error.js";
 import { piecewise, type TextTokenizer } from "./piecewise-tokenizer.js";
@@ -88,7 +87,7 @@ export class LocalEmbedder implements Embedder {
     const out = new Array<Float32Array>(texts.length);
     // The model pads every text of a call to the call's longest, and its cost
     // is per token, padding included: texts of like length go in one call.
-    for (const batch of chunks(byLength(texts), this.batchSize)) {
+    for (const batch of modelCalls(texts, this.batchSize)) {
       // The tokenizer yields no tokens for "", and the model then returns
       // fewer rows than inputs. A single space embeds as a lone separator.
       const rows = await model.embed(batch.map((i) => (texts[i]!.length === 0 ? " " : texts[i]!)));
@@ -121,6 +120,39 @@ export class LocalEmbedder implements Embedder {
     }
     return this.model;
   }
+}
+
+/**
+ * Characters a call of short texts may hold in all, counted at its longest
+ * text: words alone (what soft term matches embed) then go many to a call,
+ * where eight would pay the call's fixed cost for little work.
+ */
+const SHORT_CALL_CHARS = 256;
+
+/**
+ * The texts' indexes grouped into model calls, shortest first: at most
+ * `batchSize` texts a call (more while the call's longest times its count
+ * stays within SHORT_CALL_CHARS), and a text over twice as long as the
+ * call's shortest, plus 16 characters, starts a new one, so a record's words
+ * are never padded to the record.
+ */
+export function modelCalls(texts: readonly string[], batchSize: number): number[][] {
+  const out: number[][] = [];
+  let call: number[] = [];
+  for (const i of byLength(texts)) {
+    const length = texts[i]!.length;
+    if (call.length > 0) {
+      const full = call.length >= Math.max(batchSize, Math.floor(SHORT_CALL_CHARS / Math.max(1, length)));
+      const unlike = length > 2 * texts[call[0]!]!.length + 16;
+      if (full || unlike) {
+        out.push(call);
+        call = [];
+      }
+    }
+    call.push(i);
+  }
+  if (call.length > 0) out.push(call);
+  return out;
 }
 
 /** The texts' indexes, shortest text first (ties in input order). */
