@@ -1,7 +1,7 @@
 import { connectNodeHandler, maxRequestBytesFromEnv } from "./connect/index.js";
-import { ANONYMOUS, createCore, limitsFromEnv, NO_SUMMARY_QUEUE, SummaryQueue, type Core, type CoreDeps, type Logger } from "./core/index.js";
+import { ANONYMOUS, createCore, limitsFromEnv, NO_SUMMARY_QUEUE, SummaryQueue, wordVectorsOf, type Core, type CoreDeps, type Logger } from "./core/index.js";
 import { consoleSignInFromEnv, loadAuthenticator, protectedResourceFromEnv, stdioSubject, type Authenticator } from "./auth/index.js";
-import { checkEmbedderIdentity, embedderFromEnv, identityKey, summaryConfigFromEnv, type Embedder, type SummaryConfig } from "./embed/index.js";
+import { checkEmbedderIdentity, embedderFromEnv, identityKey, PooledLocalEmbedder, summaryConfigFromEnv, type Embedder, type SummaryConfig } from "./embed/index.js";
 import { allowedOriginsFromEnv, requestTimeoutFromEnv, startServer, type Handler, type RunningServer } from "./server.js";
 import { EmbeddedStore, StoreOpenError } from "./store/embedded/index.js";
 import { QdrantSetupError, QdrantStore } from "./store/qdrant/index.js";
@@ -67,6 +67,7 @@ export async function openEngram(opts: { env?: NodeJS.ProcessEnv; log?: Logger; 
   const limits = limitsFromEnv(env);
   const auth = loadAuthenticator(env, (msg, fields) => log.warn(msg, fields));
   const embedder = opts.embedder ?? embedderFromEnv(env);
+  if (embedder instanceof PooledLocalEmbedder) wordVectorsOf(embedder).warmInBackground();
   const summary = summaryConfigFromEnv(env);
   let store = opts.store;
   if (store === undefined) {

@@ -9,7 +9,8 @@ import { termIndex } from "../src/store/qdrant/sparse-vector.js";
 import { captureLog } from "./helpers/capture-log.js";
 import { startQdrantFake, type QdrantFake } from "./qdrant-fake/index.js";
 
-const DIM = 32;
+/** Wide enough that no query word here shares the fake embedder's bucket with another record's word, which would make it a soft term match. */
+const DIM = 128;
 const open: { close(): Promise<unknown> }[] = [];
 afterEach(async () => {
   for (const c of open.splice(0).reverse()) await c.close();

@@ -41,3 +41,4 @@ export type { SummaryQueueOptions, SummaryQueueOutcome } from "./summary-queue.j
 export { autoSummarize, wantsAutoSummary, fitSummary } from "./auto-summary.js";
 export { AUTO_SUMMARY_OUTCOMES } from "./auto-summary.js";
 export type { AutoSummaryOutcome } from "./auto-summary.js";
+export { wordVectorsOf, WordVectors } from "./word-vectors.js";

@@ -39,9 +39,10 @@ export function asksAQuestion(record: MemoryRecord): boolean {
  * are looked at, so the lift needs no read and both stores lift alike.
  *
  * The result is best first, ties by id, k kept. The score returned is the
- * one the order follows, in [-1.2, 4.22] (cosine in [-1, 1], lexical parts
- * up to 0.9, less 0.2 for a question, the lift up to 0.8 of the
- * candidates' spread), and is comparable within one answer only.
+ * one the order follows, in [-1.2, 5.66] (cosine in [-1, 1], lexical parts
+ * up to 0.9, soft term matches up to 0.8, less 0.2 for a question, the lift
+ * up to 0.8 of the candidates' spread), and is comparable within one answer
+ * only.
  */
 export function withContext(ranked: readonly ScoredRecord[], lifters: number, k: number): ScoredRecord[] {
   if (ranked.length < 2) return ranked.slice(0, k).map((h) => wire(asked(h)));

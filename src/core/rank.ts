@@ -3,7 +3,7 @@ import type { MemoryRecord, ScoredRecord } from "../model/record.js";
 
 /**
  * The ranking's constants, chosen on the LoCoMo development split (see
- * docs/architecture.md, "How recall ranks"): each sits on a plateau, so
+ * docs/recall.md): each sits on a plateau, so
  * neighbouring values rank within about a point of recall of these.
  */
 export const RANKING = Object.freeze({
@@ -48,6 +48,22 @@ export const RANKING = Object.freeze({
   answer: 0.4,
   /** Taken from a record that asks a question: it holds no answer itself. */
   asking: 0.2,
+  /**
+   * Soft term matches: weight of the share of the query's term weight a
+   * record holds not as the words themselves but as words near them in
+   * meaning...
+   */
+  soft: 0.8,
+  /** ...a word's nearness being its vector's cosine to the query word's, counted from this floor up to 1... */
+  softFloor: 0.58,
+  /** ...over the first this many distinct words of a record... */
+  softRecordWords: 32,
+  /** ...for the best this many candidates of the feedback pass (every one when k is at most the depth)... */
+  softRecords: 200,
+  /** ...and of the query... */
+  softQueryWords: 16,
+  /** ...those weighing at least this share of the heaviest query word. */
+  softQueryShare: 0.5,
 });
 
 /** Candidates fetched per lane before ranking: the ranking's depth, or k when k asks for more. */
@@ -64,7 +80,7 @@ type TermCounts = { tf: Map<string, number>; length: number };
  */
 const COUNTED = new WeakMap<MemoryRecord, TermCounts>();
 
-function termCounts(record: MemoryRecord): TermCounts {
+export function termCounts(record: MemoryRecord): TermCounts {
   const kept = COUNTED.get(record);
   if (kept) return kept;
   const tf = new Map<string, number>();

@@ -27,7 +27,7 @@ export async function searchDiscoveries(deps: CoreDeps, subject: Subject, a: Sea
   const vector = await deps.embedder.embedQuery(query);
   const terms = distinctTerms(query);
   const [found, weights] = await Promise.all([deps.store.search(q, vector, query, candidateK(k)), deps.store.termWeights(terms)]);
-  const [hits] = await rankRecall(deps.store, terms, weights, [found], k);
+  const [hits] = await rankRecall(deps.store, deps.embedder, query, terms, weights, [found], k);
   const result: SearchDiscoveriesResult = { discoveries: hits.map((h) => fullView(h.record, h.score)) };
   if (scope === undefined) result.coverage = await coverage(deps, subject, DISCOVERY_PREFIX);
   enforceBudget(deps, result);

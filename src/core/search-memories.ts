@@ -40,7 +40,7 @@ export async function searchMemories(deps: CoreDeps, subject: Subject, a: Search
   const hidden = gated.filter((h) => !seen.has(h.record.id));
   // With nothing hidden, the lifted ranking is the visible one: rank once.
   const [hits, lifted = hits] =
-    hidden.length === 0 ? await rankRecall(deps.store, terms, weights, [visible], k) : await rankRecall(deps.store, terms, weights, [visible, [...visible, ...hidden]], k);
+    hidden.length === 0 ? await rankRecall(deps.store, deps.embedder, query, terms, weights, [visible], k) : await rankRecall(deps.store, deps.embedder, query, terms, weights, [visible, [...visible, ...hidden]], k);
   const memories = hits.map((h) =>
     a.full ? fullView(h.record, h.score) : compactView(h.record, deps.limits.summaryMaxChars, h.score),
   );

@@ -12,6 +12,8 @@ import type { Subject } from "../model/subject.js";
 import { validateStoreArgs } from "./validate.js";
 import { checkIdempotency, type WriteResult } from "./write-record.js";
 import { compactView, type MemoryView } from "./view.js";
+import { softWords } from "./rank-soft.js";
+import { wordVectorsOf } from "./word-vectors.js";
 
 export type SupersedeResult =
   | ({ validated: false } & WriteResult)
@@ -94,6 +96,7 @@ export async function supersedeMemory(deps: CoreDeps, subject: Subject, a: Super
     rec.idempotency_fingerprint = keyed.fingerprint;
   }
   const [vector] = await deps.embedder.embedDocuments([embeddingText(rec.content, rec.tags)]);
+  wordVectorsOf(deps.embedder).offer(softWords(rec));
   rec.short_id = await mintShortId((c) => deps.store.countShortId(c));
   rec.embedder_identity = identityKey(deps.embedder.identity);
   try {

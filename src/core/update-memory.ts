@@ -10,6 +10,8 @@ import { checkRuleSummary } from "./rule-checks.js";
 import type { Subject } from "../model/subject.js";
 import { checkContentBytes, checkSummary, checkTags, requireString, uniqueTags } from "./validate.js";
 import type { WriteResult } from "./write-record.js";
+import { softWords } from "./rank-soft.js";
+import { wordVectorsOf } from "./word-vectors.js";
 
 export const UPDATE_PATHS = ["content", "shared", "tags", "summary"] as const;
 const MASK_SENTENCE = `update_mask must contain at least one path, each of: ${UPDATE_PATHS.join(", ")}`;
@@ -57,7 +59,10 @@ export async function updateMemory(deps: CoreDeps, subject: Subject, raw: Update
     const next = nextRecord(deps, a, rec);
     if (a.content !== undefined || a.tags !== undefined) {
       const text = embeddingText(next.content, next.tags);
-      if (embedded?.text !== text) embedded = { text, vector: (await deps.embedder.embedDocuments([text]))[0]! };
+      if (embedded?.text !== text) {
+        embedded = { text, vector: (await deps.embedder.embedDocuments([text]))[0]! };
+        wordVectorsOf(deps.embedder).offer(softWords(next));
+      }
       next.embedder_identity = identityKey(deps.embedder.identity);
       await deps.store.replace(next, embedded.vector);
     } else {

@@ -9,6 +9,8 @@ import { contentFingerprint, idempotentPointId } from "./idempotency.js";
 import type { MemoryRecord } from "../model/record.js";
 import { mintShortId } from "../model/short-id.js";
 import type { Subject } from "../model/subject.js";
+import { softWords } from "./rank-soft.js";
+import { wordVectorsOf } from "./word-vectors.js";
 
 export type WriteResult = { id: string; short_id: string };
 
@@ -38,9 +40,14 @@ export async function embedRecord(deps: CoreDeps, rec: MemoryRecord): Promise<Fl
   return vector!;
 }
 
-/** One embedder call for several records (one job on the worker pool), stamping each. */
+/**
+ * One embedder call for several records (one job on the worker pool),
+ * stamping each; their words are offered to the word vectors kept.
+ */
 export async function embedRecords(deps: CoreDeps, recs: readonly MemoryRecord[]): Promise<Float32Array[]> {
-  const vectors = await deps.embedder.embedDocuments(recs.map((r) => embeddingText(r.content, r.tags)));
+  const texts = recs.map((r) => embeddingText(r.content, r.tags));
+  const vectors = await deps.embedder.embedDocuments(texts);
+  wordVectorsOf(deps.embedder).offer(recs.flatMap(softWords));
   const identity = identityKey(deps.embedder.identity);
   for (const r of recs) r.embedder_identity = identity;
   return vectors;

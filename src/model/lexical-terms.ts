@@ -31,17 +31,13 @@ function stemOf(word: string): string {
 }
 
 /**
- * The lexical terms of a text, in order and with repeats: lowercase runs of
- * letters and digits (any script), stop words dropped, English words
- * stemmed so "painted" finds "painting". One tokenizer for the embedded
- * store's term index, the Qdrant store's sparse vectors and the core's
- * ranking, so the three always agree on what a term is.
+ * Calls `visit` with each lowercase run of letters and digits (any script)
+ * that is not a stop word, in order and with repeats.
  */
-export function lexicalTerms(text: string): string[] {
+function scanWords(text: string, visit: (word: string) => void): void {
   // A hand-rolled scan with an ASCII fast path: a regex split over every
   // candidate of every search cost several times more.
   const lower = text.toLowerCase();
-  const out: string[] = [];
   let start = -1;
   for (let i = 0; i <= lower.length; i++) {
     const c = i < lower.length ? lower.charCodeAt(i) : 0;
@@ -59,10 +55,40 @@ export function lexicalTerms(text: string): string[] {
       if (start < 0) start = i;
     } else if (start >= 0) {
       const t = lower.slice(start, i);
-      if (!STOP_WORDS.has(t)) out.push(stemOf(t));
+      if (!STOP_WORDS.has(t)) visit(t);
       start = -1;
     }
   }
+}
+
+/**
+ * The lexical terms of a text, in order and with repeats: lowercase runs of
+ * letters and digits (any script), stop words dropped, English words
+ * stemmed so "painted" finds "painting". One tokenizer for the embedded
+ * store's term index, the Qdrant store's sparse vectors and the core's
+ * ranking, so the three always agree on what a term is.
+ */
+export function lexicalTerms(text: string): string[] {
+  const out: string[] = [];
+  scanWords(text, (w) => out.push(stemOf(w)));
+  return out;
+}
+
+/** A word as written (lowercased) and the term it stems to. */
+export type LexicalWord = { word: string; term: string };
+
+/**
+ * The distinct words of a text as written, first occurrence first, at most
+ * `max` of them, each with its term: the same words `lexicalTerms` reads.
+ */
+export function lexicalWords(text: string, max: number): LexicalWord[] {
+  const seen = new Set<string>();
+  const out: LexicalWord[] = [];
+  scanWords(text, (w) => {
+    if (out.length >= max || seen.has(w)) return;
+    seen.add(w);
+    out.push({ word: w, term: stemOf(w) });
+  });
   return out;
 }
 

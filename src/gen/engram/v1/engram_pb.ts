@@ -172,7 +172,7 @@ export type Memory = Message<"engram.v1.Memory"> & {
 
   /**
    * Search hits: the ranking score the answer is ordered by, best first
-   * (about -1 to 1.9; comparable within one answer only). 0 on list and get.
+   * (-1.2 to about 5.7; comparable within one answer only). 0 on list and get.
    *
    * @generated from field: float score = 17;
    */

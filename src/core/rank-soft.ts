@@ -1,0 +1,134 @@
+import type { Embedder } from "../embed/embedder.js";
+import { lexicalWords, searchableText, type LexicalWord } from "../model/lexical-terms.js";
+import type { MemoryRecord, ScoredRecord } from "../model/record.js";
+import { byScore, RANKING, termCounts } from "./rank.js";
+import { wordVectorsOf } from "./word-vectors.js";
+
+/** Each record object's words are read once (a store never changes a record it handed out). */
+const WORDS = new WeakMap<MemoryRecord, readonly string[]>();
+
+function recordWords(record: MemoryRecord): readonly string[] {
+  let kept = WORDS.get(record);
+  if (kept === undefined) {
+    kept = softWords(record);
+    WORDS.set(record, kept);
+  }
+  return kept;
+}
+
+/** The words of a record that soft term matches look at: its first `softRecordWords` distinct ones. */
+export function softWords(record: { content: string; summary?: string; tags?: readonly string[] }): string[] {
+  return lexicalWords(searchableText(record), RANKING.softRecordWords).map((w) => w.word);
+}
+
+/**
+ * Soft term matches. The words of a question and of the record that answers
+ * it often differ ("instruments" asked, "violin" stored), and the lexical
+ * parts then see nothing. Each query word a candidate lacks (by term) still
+ * counts for part of its weight when the candidate holds a word whose vector
+ * is near the query word's: the cosine above `softFloor`, scaled to [0, 1].
+ * The candidate gains `soft` times the share of the query's term weight so
+ * held. Only the best `softRecords` candidates are looked at, and the
+ * first `softRecordWords` distinct words of each, so a search embeds a
+ * bounded number of words however large k is. Word vectors come from the
+ * records' own embedder, kept by word, so the part needs nothing of the
+ * store and both stores add it alike.
+ */
+export async function withSoftTerms(
+  embedder: Embedder,
+  query: string,
+  weights: ReadonlyMap<string, number>,
+  lists: readonly (readonly ScoredRecord[])[],
+): Promise<ScoredRecord[][]> {
+  const asked = queryWords(query, weights);
+  const total = asked.reduce((s, w) => s + weights.get(w.term)!, 0);
+  if (total === 0) return lists.map((l) => [...l]);
+  // Every distinct word of the candidates looked at gets a row of nearness, one value per query word.
+  const row = new Map<string, number>();
+  for (const list of lists) {
+    for (const h of list.slice(0, RANKING.softRecords)) for (const w of recordWords(h.record)) if (!row.has(w)) row.set(w, row.size * asked.length);
+  }
+  const vectors = await wordVectorsOf(embedder).lookup([...asked.map((q) => q.word), ...row.keys()]);
+  const near = nearness(
+    asked.map((q) => vectors.get(q.word)!),
+    [...row.keys()].map((w) => vectors.get(w)!),
+  );
+  return lists.map((list) =>
+    list
+      .map((h, at) => {
+        if (at >= RANKING.softRecords) return h;
+        const { tf } = termCounts(h.record);
+        const held = recordWords(h.record).map((w) => row.get(w)!);
+        let soft = 0;
+        asked.forEach((q, i) => {
+          if (tf.has(q.term)) return;
+          let best = 0;
+          for (const r of held) if (near[r + i]! > best) best = near[r + i]!;
+          soft += weights.get(q.term)! * best;
+        });
+        return soft === 0 ? h : { record: h.record, score: h.score + (RANKING.soft * soft) / total };
+      })
+      .sort(byScore),
+  );
+}
+
+/**
+ * Each word's nearness to each query word, a row per word: the cosine above
+ * `softFloor`, scaled to [0, 1]. Two query words per pass over a word's
+ * vector, each sum split in two: this is most of a search's ranking time,
+ * and the split runs it about twice as fast as one plain sum per pair.
+ */
+function nearness(query: readonly Float32Array[], words: readonly Float32Array[]): Float64Array {
+  const q = query.length;
+  const out = new Float64Array(words.length * q);
+  const floor = RANKING.softFloor;
+  for (let w = 0; w < words.length; w++) {
+    const v = words[w]!;
+    for (let i = 0; i < q; i += 2) {
+      const a = query[i]!;
+      const b = query[Math.min(i + 1, q - 1)]!;
+      let a0 = 0;
+      let a1 = 0;
+      let b0 = 0;
+      let b1 = 0;
+      for (let d = 0; d + 1 < v.length; d += 2) {
+        const x = v[d]!;
+        const y = v[d + 1]!;
+        a0 += a[d]! * x;
+        a1 += a[d + 1]! * y;
+        b0 += b[d]! * x;
+        b1 += b[d + 1]! * y;
+      }
+      if (v.length % 2 === 1) {
+        const last = v.length - 1;
+        a0 += a[last]! * v[last]!;
+        b0 += b[last]! * v[last]!;
+      }
+      const ca = a0 + a1;
+      out[w * q + i] = ca > floor ? (ca - floor) / (1 - floor) : 0;
+      if (i + 1 < q) {
+        const cb = b0 + b1;
+        out[w * q + i + 1] = cb > floor ? (cb - floor) / (1 - floor) : 0;
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * The query's words with a term weight, one per term, at most
+ * `softQueryWords`, less those weighing under `softQueryShare` of the
+ * heaviest: a word most records hold says little, and words near it less.
+ */
+function queryWords(query: string, weights: ReadonlyMap<string, number>): LexicalWord[] {
+  const seen = new Set<string>();
+  const out: LexicalWord[] = [];
+  for (const w of lexicalWords(query, Number.MAX_SAFE_INTEGER)) {
+    if (out.length >= RANKING.softQueryWords) break;
+    if (seen.has(w.term) || (weights.get(w.term) ?? 0) <= 0) continue;
+    seen.add(w.term);
+    out.push(w);
+  }
+  const heaviest = Math.max(0, ...out.map((w) => weights.get(w.term)!));
+  return out.filter((w) => weights.get(w.term)! >= RANKING.softQueryShare * heaviest);
+}
