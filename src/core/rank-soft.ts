@@ -24,11 +24,11 @@ export function softWords(record: { content: string; summary?: string; tags?: re
 /**
  * Soft term matches. The words of a question and of the record that answers
  * it often differ ("instruments" asked, "violin" stored), and the lexical
- * parts then see nothing. Each query word a candidate lacks (by term) still
- * counts for part of its weight when the candidate holds a word whose vector
- * is near the query word's: the cosine above `softFloor`, scaled to [0, 1].
- * The candidate gains `soft` times the share of the query's term weight so
- * held. Only the best `softRecords` candidates are looked at, and the
+ * parts then see nothing. Each query word (of those `queryWords` keeps) a
+ * candidate lacks by term still counts for part of its weight when the
+ * candidate holds a word whose vector is near the query word's: the cosine
+ * above `softFloor`, scaled to [0, 1]. The candidate gains `soft` times the
+ * share of those words' weight so held. Only the best `softRecords` candidates are looked at, and the
  * first `softRecordWords` distinct words of each, so a search embeds a
  * bounded number of words however large k is. Word vectors come from the
  * records' own embedder, kept by word, so the part needs nothing of the
