@@ -109,6 +109,26 @@ describe("the word vectors kept", () => {
     expect(embedder.words).toEqual(["violin", "cello", "hall", "cello"]);
   });
 
+  it("embed a word once when two lookups ask for it together, and hand both its vector", async () => {
+    const embedder = new WordEmbedder();
+    const kept = new WordVectors(embedder);
+    const [a, b] = await Promise.all([kept.lookup(["violin", "cello"]), kept.lookup(["cello", "hall"])]);
+    expect(embedder.words).toEqual(["violin", "cello", "hall"]);
+    expect(b.get("cello")).toEqual(a.get("cello"));
+    expect([...b.keys()].sort()).toEqual(["cello", "hall"]);
+  });
+
+  it("pass an embedder failure to every lookup waiting on the call", async () => {
+    const embedder = new WordEmbedder();
+    embedder.embedDocuments = async () => {
+      throw new Error("queue full");
+    };
+    const kept = new WordVectors(embedder);
+    const results = await Promise.allSettled([kept.lookup(["violin"]), kept.lookup(["violin"])]);
+    expect(results.map((r) => r.status)).toEqual(["rejected", "rejected"]);
+    expect(kept.size).toBe(0);
+  });
+
   it("take no offered word unless warming in the background", async () => {
     const embedder = new WordEmbedder();
     const kept = new WordVectors(embedder);

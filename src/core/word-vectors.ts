@@ -25,6 +25,7 @@ export const WARM_PENDING = 4096;
 export class WordVectors {
   private readonly kept = new Map<string, Float32Array>();
   private readonly pending = new Set<string>();
+  private readonly embedding = new Map<string, Promise<Float32Array>>();
   private background = false;
   private warming: Promise<void> | undefined;
   readonly capacity: number;
@@ -36,29 +37,49 @@ export class WordVectors {
     this.capacity = Math.max(1, Math.floor(floats / embedder.identity.dim));
   }
 
-  /** The vector of every word given; those not kept are embedded in one call. */
+  /**
+   * The vector of every word given; those not kept are embedded in one call,
+   * except words another lookup is embedding now, which wait for that call:
+   * searches that start together after a restart embed each word once.
+   */
   async lookup(words: Iterable<string>): Promise<Map<string, Float32Array>> {
     const found = new Map<string, Float32Array>();
     const missing = new Set<string>();
+    const awaited = new Map<string, Promise<Float32Array>>();
     for (const w of words) {
-      if (found.has(w)) continue;
+      if (found.has(w) || missing.has(w) || awaited.has(w)) continue;
       const v = this.kept.get(w);
-      if (v === undefined) {
-        missing.add(w);
+      if (v !== undefined) {
+        // Re-inserted, so the map's order is the order of last use.
+        this.kept.delete(w);
+        this.kept.set(w, v);
+        found.set(w, v);
         continue;
       }
-      // Re-inserted, so the map's order is the order of last use.
-      this.kept.delete(w);
-      this.kept.set(w, v);
-      found.set(w, v);
+      const coming = this.embedding.get(w);
+      if (coming !== undefined) awaited.set(w, coming);
+      else missing.add(w);
     }
-    if (missing.size === 0) return found;
-    const asked = [...missing];
-    const vectors = await this.embedder.embedDocuments(asked);
-    asked.forEach((w, i) => {
-      found.set(w, vectors[i]!);
-      this.keep(w, vectors[i]!);
-    });
+    if (missing.size > 0) {
+      const asked = [...missing];
+      const call = this.embedder.embedDocuments(asked);
+      asked.forEach((w, i) => {
+        const one = call.then((vectors) => vectors[i]!);
+        // Whoever waits on it sees a failure; nobody waiting must not be an unhandled rejection.
+        one.catch(() => {});
+        this.embedding.set(w, one);
+      });
+      try {
+        const vectors = await call;
+        asked.forEach((w, i) => {
+          found.set(w, vectors[i]!);
+          this.keep(w, vectors[i]!);
+        });
+      } finally {
+        for (const w of asked) this.embedding.delete(w);
+      }
+    }
+    for (const [w, coming] of awaited) found.set(w, await coming);
     return found;
   }
 
