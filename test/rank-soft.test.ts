@@ -118,14 +118,16 @@ describe("the word vectors kept", () => {
     expect([...b.keys()].sort()).toEqual(["cello", "hall"]);
   });
 
-  it("pass an embedder failure to every lookup waiting on the call", async () => {
+  it("pass an embedder failure to every lookup waiting on the one call", async () => {
     const embedder = new WordEmbedder();
     embedder.embedDocuments = async () => {
+      embedder.calls++;
       throw new Error("queue full");
     };
     const kept = new WordVectors(embedder);
     const results = await Promise.allSettled([kept.lookup(["violin"]), kept.lookup(["violin"])]);
-    expect(results.map((r) => r.status)).toEqual(["rejected", "rejected"]);
+    expect(results.map((r) => (r.status === "rejected" ? (r.reason as Error).message : "resolved"))).toEqual(["queue full", "queue full"]);
+    expect(embedder.calls).toBe(1);
     expect(kept.size).toBe(0);
   });
 

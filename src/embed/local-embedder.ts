@@ -11,7 +11,7 @@ export interface SentenceModel {
 export type SentenceModelLoader = () => Promise<SentenceModel>;
 
 export interface LocalEmbedderOptions {
-  /** Texts per model call, the shortest texts of a call first. Default 8 (see DEFAULT_BATCH_SIZE). */
+  /** Texts per model call, like lengths together; more when they are short (see modelCalls). Default 8 (DEFAULT_BATCH_SIZE). */
   batchSize?: number;
   /** Replaces the bundled model loader (tests count or fake loads with it). */
   load?: SentenceModelLoader;
