@@ -69,13 +69,13 @@ export const bulkIngestion: BenchSection = async () => {
     const rec = (i: number, scope: string) => ({ content: turn(i), scope, source: "user-said", category: "decision" });
     await client.storeMemory(rec(0, "bench:warm")); // JIT and connection warm-up, not measured
 
-    // The physical reference: the pool alone, no server, one job of `size`
-    // texts at a time; rounds interleave the sizes so a load that drifts
-    // during the run weighs on each alike, and the median round counts.
+    // The physical reference: the pool alone, no server, a job of `size`
+    // texts on every worker at once; rounds interleave the sizes so a load
+    // that drifts during the run weighs on each alike, and the median round counts.
     const poolRate = async (size: number, salt: number): Promise<number> => {
       const texts = Array.from({ length: SWEEP_TEXTS }, (_, i) => turn(salt + i));
       const jobs = Array.from({ length: SWEEP_TEXTS / size }, (_, j) => async () => void (await embedder.embedDocuments(texts.slice(j * size, (j + 1) * size))));
-      return SWEEP_TEXTS / (await timed(jobs, 1));
+      return SWEEP_TEXTS / (await timed(jobs, embedder.workers));
     };
     const rounds = new Map<number, number[]>(SWEEP.map((size) => [size, []]));
     for (let round = 0; round < SWEEP_ROUNDS; round++) for (const size of SWEEP) rounds.get(size)!.push(await poolRate(size, 1_000_000 * (round + 1) + 1000 * size));
@@ -142,6 +142,16 @@ export const bulkIngestion: BenchSection = async () => {
         ratio: bulkRate / reference,
         goal: ">= 0.8x",
         met: bulkRate / reference >= 0.8,
+      },
+      {
+        // Any batched path embeds every record, so it cannot outrun the pool
+        // alone: under 4x here, the 4x row cannot be met on this machine.
+        measure: "the ceiling for the ratio above: the embedder pool alone over StoreMemory one at a time",
+        value: `${reference.toFixed(1)} texts/s`,
+        reference: `StoreMemory one at a time, 4 in flight: ${singleRate.toFixed(1)} records/s`,
+        ratio: reference / singleRate,
+        goal: `>= ${RATIO_GOAL}x`,
+        met: reference / singleRate >= RATIO_GOAL,
       },
       {
         measure: "/healthz p99 while StoreMemories batches run",

@@ -50,8 +50,20 @@ export function plainRewrite(dataDir: string): PlainRewrite {
  * The delete rows' reference: the records `where` selects deleted through
  * one prepared DELETE each in one transaction, the store's own triggers
  * (change log, term index, vector row) firing as for engram's deletes.
+ * With `bare`, the triggers are dropped first (the copy is spoiled for
+ * anything else): only the record rows and their indexes go, which is the
+ * least any delete of records from this file can cost.
  */
-export function plainDelete(dataDir: string, where: string, ...params: unknown[]): PlainRewrite {
+export function plainDelete(dataDir: string, where: string, params: unknown[], bare = false): PlainRewrite {
+  if (bare) {
+    const db = new Database(join(dataDir, "engram.db"));
+    try {
+      const triggers = db.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger'").pluck().all() as string[];
+      for (const name of triggers) db.exec(`DROP TRIGGER "${name}"`);
+    } finally {
+      db.close();
+    }
+  }
   return onPlainConnection(dataDir, (db) => {
     const rids = db.prepare(`SELECT rid FROM records WHERE ${where}`).raw().all(...params) as [number][];
     const del = db.prepare("DELETE FROM records WHERE rid = ?");
