@@ -1,6 +1,6 @@
 import type { Command, Option } from "commander";
 import { EXIT_TABLE } from "../argerror/index.js";
-import { collectList, parseUint } from "./list-values.js";
+import { collectEntries, collectList, parseUint } from "./list-values.js";
 
 /**
  * The self-describe catalog printed by a bare `engram`. Commands and flags
@@ -139,7 +139,7 @@ export function isSwitch(o: Option): boolean {
 export function flagType(o: Option): string {
   if (isSwitch(o)) return "bool";
   if (o.argChoices) return `enum(${o.argChoices.join("|")})`;
-  if (o.parseArg === (collectList as unknown) || o.variadic) return "string_list";
+  if (o.parseArg === (collectList as unknown) || o.parseArg === (collectEntries as unknown) || o.variadic) return "string_list";
   if (o.parseArg === (parseUint as unknown)) return "uint";
   if (/<duration>/.test(o.flags)) return "duration";
   if (/<rfc3339>/.test(o.flags)) return "timestamp";

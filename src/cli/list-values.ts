@@ -14,6 +14,15 @@ export function collectList(value: string, previous: string[] | undefined): stri
 }
 
 /**
+ * List flags of a destructive verb, where a value narrows what is deleted:
+ * an empty value is an entry "" like any other, for the verb to refuse. An
+ * empty shell variable (`--class "$CLASS"`) must not widen a purge.
+ */
+export function collectEntries(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), ...value.split(",").map((s) => s.trim())];
+}
+
+/**
  * Non-negative integers for uint64 knobs, of any size. The server owns every
  * cap, the wire's included: a number no uint64 holds is sent as Connect JSON
  * (rpc.ts), and the server refuses it as out of range in the words it gives

@@ -2,14 +2,16 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Option, type Command } from "commander";
 import { argError, ruleError, RULES } from "../argerror/index.js";
+import { DEFAULT_LIMITS } from "../core/limits.js";
+import { checkTags } from "../core/validate.js";
 import type { PurgeReport } from "../operator/index.js";
 // The class table itself, from its own light module: the flag is checked before anything heavy loads.
 import { PURGE_CLASSES, type PurgeClass } from "../operator/purge.js";
 import type { OutputMode } from "./client-flags.js";
 import { completesTo } from "./completion-command.js";
 import { usageError } from "./failure.js";
-import { collectList } from "./list-values.js";
-import { addOutputFlag, addSweepTimeoutFlag, outputMode, parseSweepTimeout, SweepTimeoutError, writeDocument } from "./operator-common.js";
+import { collectEntries } from "./list-values.js";
+import { addOutputFlag, addSweepTimeoutFlag, asUsage, outputMode, parseSweepTimeout, SweepTimeoutError, writeDocument } from "./operator-common.js";
 import { addOlderThanFlag, loopHooks, parseOlderThan, scopeChoice, sweepTimedOut } from "./operator-lifecycle.js";
 import { progressMode } from "./operator-progress.js";
 import { SWEEP_CHECK, withServingStore } from "./operator-store.js";
@@ -78,8 +80,15 @@ async function runPurge(o: PurgeFlags): Promise<void> {
   const classes = classesOf(o.class);
   const olderThanS = parseOlderThan(o.olderThan);
   const { scope, chosen } = scopeChoice(o);
-  const category = o.category === undefined || o.category === "" ? undefined : o.category;
-  const tags = (o.tags ?? []).filter((t) => t !== "");
+  // Blank narrowing values are refused, never dropped: dropping one widens what is deleted.
+  if (o.category !== undefined && o.category.trim() === "") throw usageError(argError("category", "required", "category must not be blank").message);
+  const category = o.category;
+  const tags = o.tags ?? [];
+  try {
+    checkTags(tags, DEFAULT_LIMITS);
+  } catch (err) {
+    throw asUsage(err);
+  }
   const filterPath = category !== undefined || tags.length > 0 || (olderThanS !== undefined && classes.length === 0);
   if (classes.length === 0 && !filterPath) throw usageError(NOTHING_SELECTED);
   if (filterPath && !chosen) throw usageError(ruleError("purge-filter-requires-scope").message);
@@ -131,11 +140,11 @@ export function registerSpineReviewPurge(group: Command): void {
         `directly, live ones included, and ${rule}. Without --scope or --all-scopes a class-only purge spans every scope. ` +
         "Discoveries and rules are never purged. --apply derives the set twice in this one run and deletes only the records both hold: " +
         "one that became eligible in between is reported as appeared and kept. A preview cannot be carried into a later run. " +
-        `${RULES["destructive-requires-apply"].sentence}.`,
+        `Without --apply it only counts: ${RULES["destructive-requires-apply"].sentence}.`,
     )
-    .addOption(completesTo(new Option("--class <class>", "superseded, expired or archived; repeat or comma-separate for several").argParser(collectList), PURGE_CLASSES))
+    .addOption(completesTo(new Option("--class <class>", "superseded, expired or archived; repeat or comma-separate for several").argParser(collectEntries), PURGE_CLASSES))
     .option("--category <category>", "only records of this category (engages the filter path)")
-    .addOption(new Option("--tags <tag>", "only records carrying every listed tag; repeat or comma-separate (engages the filter path)").argParser(collectList))
+    .addOption(new Option("--tags <tag>", "only records carrying every listed tag; repeat or comma-separate (engages the filter path)").argParser(collectEntries))
     .option("--scope <scope>", "work on this one scope")
     .option("--all-scopes", "work on every scope, every owner");
   addOlderThanFlag(cmd, "the window, e.g. 2160h; with a class it replaces the class's own (0 for superseded and expired, 2160h for archived); with none, records created at least this long ago");
