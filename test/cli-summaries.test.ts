@@ -78,12 +78,20 @@ const chatEnv = (extra: Record<string, string> = {}) => ({
 });
 
 describe("engram summarize-missing", { timeout: 120_000 }, () => {
-  const plain = [syntheticRecord(1, { scope: "repo:a" }), syntheticRecord(2, { scope: "repo:a" }), syntheticRecord(3, { scope: "repo:b", owner: "bob" })];
+  const nowS = Math.floor(Date.now() / 1000);
+  // A scheduled record is summarized as the on-write queue would; a lapsed one is never recalled again, so its content stays here.
+  const plain = [
+    syntheticRecord(1, { scope: "repo:a" }),
+    syntheticRecord(2, { scope: "repo:a" }),
+    syntheticRecord(3, { scope: "repo:b", owner: "bob" }),
+    syntheticRecord(8, { scope: "repo:b", not_before: nowS + 86_400 }),
+  ];
   const untouched = [
     syntheticRecord(4, { scope: "repo:a", summary: "the client's own", summary_source: "client" }),
     syntheticRecord(5, { scope: "rule:repo:a", category: "rule", summary: "" }),
     syntheticRecord(6, { scope: "discovery:repo:a", category: "", kind: "fact" }),
     syntheticRecord(7, { scope: "repo:a", archived_at: new Date(1_700_000_100_000).toISOString() }),
+    syntheticRecord(9, { scope: "repo:b", not_after: nowS - 60 }),
   ];
 
   it("without ENGRAM_SUMMARY_MODEL it exits 2 with the line that says what to set, and the summarizer receives nothing", async () => {
@@ -94,17 +102,17 @@ describe("engram summarize-missing", { timeout: 120_000 }, () => {
 
     expect(run).toEqual({ code: EXIT.usage, stdout: "", stderr: `engram: ${NO_SUMMARY_MODEL}\n` });
     expect(chat.requests.length).toBe(before);
-    expect([...(await recordsOf(env)).values()].map((r) => r.summary)).toEqual(["", "", ""]);
+    expect([...(await recordsOf(env)).values()].map((r) => r.summary)).toEqual(plain.map(() => ""));
   });
 
-  it("a dry run lists the unsummarized live records and sends nothing; runs with --limit and then without summarize each once; rules, discoveries, archived records and client summaries stay as they were", async () => {
+  it("a dry run lists the unsummarized live and scheduled records and sends nothing; runs with --limit and then without summarize each once; rules, discoveries, archived and lapsed records and client summaries stay as they were", async () => {
     const env = { ...(await seededStore([...plain, ...untouched])), ...chatEnv() };
     const before = chat.requests.length;
 
     const dry = await runEngram(["summarize-missing", "--all-scopes", "--dry-run", "--output", "json"], env);
     expect({ code: dry.code, stderr: dry.stderr }).toEqual({ code: EXIT.ok, stderr: "" });
     const preview = JSON.parse(dry.stdout) as SummarizeReport;
-    expect(preview).toMatchObject({ dry_run: true, model: MODEL, scanned: 6, missing: 3, summarized: 0, failed: 0, limited: false });
+    expect(preview).toMatchObject({ dry_run: true, model: MODEL, scanned: 8, missing: 4, summarized: 0, failed: 0, limited: false });
     expect(preview.records.map((r) => [r.id, r.outcome])).toEqual(plain.map((r) => [r.id, "would_summarize"]));
     expect(chat.requests.length).toBe(before);
 
@@ -113,7 +121,7 @@ describe("engram summarize-missing", { timeout: 120_000 }, () => {
     expect(JSON.parse(first.stdout)).toMatchObject({ dry_run: false, missing: 1, summarized: 1, limited: true, records: [{ id: plain[0]!.id, outcome: "summarized" }] });
 
     const rest = await runEngram(["summarize-missing", "--all-scopes", "--output", "json"], env);
-    expect(JSON.parse(rest.stdout)).toMatchObject({ missing: 2, summarized: 2, failed: 0, skipped: 0 });
+    expect(JSON.parse(rest.stdout)).toMatchObject({ missing: 3, summarized: 3, failed: 0, skipped: 0 });
 
     const sent = chat.requests.slice(before);
     expect(sent.map((r) => r.content)).toEqual(plain.map((r) => r.content));
@@ -126,8 +134,8 @@ describe("engram summarize-missing", { timeout: 120_000 }, () => {
     for (const r of untouched) expect(after.get(r.id)).toMatchObject({ summary: r.summary, summary_source: r.summary_source, summary_model: "" });
 
     const again = await runEngram(["summarize-missing", "--all-scopes", "--output", "json"], env);
-    expect(JSON.parse(again.stdout)).toEqual({ dry_run: false, model: MODEL, scanned: 6, missing: 0, summarized: 0, skipped: 0, failed: 0, limited: false, records: [] });
-    expect(chat.requests.length).toBe(before + 3);
+    expect(JSON.parse(again.stdout)).toEqual({ dry_run: false, model: MODEL, scanned: 8, missing: 0, summarized: 0, skipped: 0, failed: 0, limited: false, records: [] });
+    expect(chat.requests.length).toBe(before + 4);
   });
 
   it("a --timeout that runs out before the last record exits 6 with the report on stdout, and says how many summaries stay written without repeating the value", async () => {

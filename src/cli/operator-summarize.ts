@@ -97,9 +97,9 @@ async function runSummarize(o: SummarizeFlags): Promise<void> {
 export function registerOperatorSummarize(program: Command): void {
   const cmd = program
     .command("summarize-missing")
-    .summary("write an auto summary for every live record that has none (sends content to the summary model)")
+    .summary("write an auto summary for every live or scheduled record that has none (sends content to the summary model)")
     .description(
-      "Find the live records with no summary (never rules or discoveries) in --scope or --all-scopes, on the store the server would serve, " +
+      "Find the live and scheduled records with no summary (never archived, superseded or lapsed ones, nor rules or discoveries) in --scope or --all-scopes, on the store the server would serve, " +
         "and summarize each with the chat-completions model ENGRAM_SUMMARY_MODEL names at ENGRAM_OPENAI_CHAT_BASE_URL (default: ENGRAM_OPENAI_BASE_URL): " +
         "each record's content is sent there, and nothing else of it. A summary lands only on a record still unsummarized and unchanged " +
         "(summary_source=auto, summary_model, summary_egress_at). Without ENGRAM_SUMMARY_MODEL it refuses (exit 2) and sends nothing; " +

@@ -2,7 +2,7 @@ import { autoSummarize, wantsAutoSummary } from "../core/auto-summary.js";
 import type { CoreDeps } from "../core/deps.js";
 import type { Summarizer } from "../embed/summarizer.js";
 import type { MemoryRecord } from "../model/record.js";
-import type { ListPage, RecordQuery } from "../store/index.js";
+import { isExpired, type ListPage, type RecordQuery } from "../store/index.js";
 import { operatorQuery } from "./spine-review.js";
 
 export type SummarizeRow = {
@@ -53,7 +53,12 @@ const PAGE = 2048;
 /** What the sweep keeps of a record it will summarize: the worker reads the record again when its turn comes. */
 type Missing = Pick<MemoryRecord, "id" | "short_id" | "scope">;
 
-/** Live records only: a superseded or archived record is never recalled, so its content is not sent anywhere. */
+/**
+ * Live and scheduled records only (the on-write queue summarizes a schedule
+ * too): a superseded, archived or lapsed record is never recalled again, so
+ * its content is not sent anywhere. The gate admits both sides of a window;
+ * missingRecords drops the lapsed side.
+ */
 function sweepQuery(opts: SummarizeOptions, now: Date): RecordQuery {
   const q = operatorQuery(opts.scope, Math.floor(now.getTime() / 1000));
   q.gate = { archived: false, superseded: false, scheduled: true };
@@ -70,7 +75,7 @@ async function missingRecords(deps: CoreDeps, q: RecordQuery, limit: number): Pr
     const { records } = await deps.store.list(q, { order: "asc", limit: PAGE, cursor });
     scanned += records.length;
     for (const r of records) {
-      if (!wantsAutoSummary(r)) continue;
+      if (!wantsAutoSummary(r) || isExpired({ notAfter: r.not_after ?? null }, q.now)) continue;
       if (limit > 0 && missing.length === limit) return { scanned, missing, limited: true };
       missing.push({ id: r.id, short_id: r.short_id, scope: r.scope });
     }
