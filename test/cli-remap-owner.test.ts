@@ -15,6 +15,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { openServingStore, serve } from "../src/app.js";
 import { FakeEmbedder } from "../src/embed/index.js";
 import { EXIT } from "../src/argerror/index.js";
+import { MAX_OWNER_BYTES } from "../src/cli/operator-remap-owner.js";
 import type { MemoryRecord } from "../src/model/record.js";
 import { ANONYMOUS } from "../src/model/subject.js";
 import type { RemapReport } from "../src/operator/remap-owner.js";
@@ -89,7 +90,7 @@ function kept(r: MemoryRecord): Partial<MemoryRecord> {
 
 describe("engram migrate-remap-owner", { timeout: 180_000 }, () => {
   // No store is opened, so the run on the Qdrant fake would repeat the embedded one word for word.
-  it.skipIf(ON_QDRANT_FAKE)(embeddedOnly("refuses a missing, doubled or unchanged source, a missing --to and a zero --timeout with exit 2 before opening anything", "no store is opened"), async () => {
+  it.skipIf(ON_QDRANT_FAKE)(embeddedOnly("refuses a missing, doubled or unchanged source, a missing --to, a zero --timeout and a bad --owner of the alias with exit 2 before opening anything", "no store is opened"), async () => {
     const nowhere = { ENGRAM_DATA_DIR: join(tmpdir(), "engram-remap-nowhere") };
     const runs = await Promise.all(
       [
@@ -99,6 +100,8 @@ describe("engram migrate-remap-owner", { timeout: 180_000 }, () => {
         ["migrate-remap-owner", "--from", "alice", "--to", "alice"],
         ["migrate-remap-owner", "--from-missing", "--to", "bob", "--timeout", "0"],
         ["migrate-set-owner"],
+        ["migrate-set-owner", "--owner", "a\tb"],
+        ["migrate-set-owner", "--owner", "x".repeat(MAX_OWNER_BYTES + 1)],
       ].map((args) => runEngram(args, nowhere)),
     );
     expect(runs.map((r) => [r.code, r.stdout, r.stderr.replace(/^engram: migrate-set-owner is deprecated.*\n/, "")])).toEqual([
@@ -108,6 +111,9 @@ describe("engram migrate-remap-owner", { timeout: 180_000 }, () => {
       [EXIT.usage, "", "engram: --to must differ from the owner the records move from; nothing would change\n"],
       [EXIT.usage, "", "engram: --timeout must be a positive duration such as 30s, 5m or 1h\n"],
       [EXIT.usage, "", "field=owner hint=required: --owner <owner> is required: the owner records with no owner get\n"],
+      // The alias's own flag is the one named.
+      [EXIT.usage, "", "engram: --owner must not contain control characters\n"],
+      [EXIT.usage, "", `engram: --owner must be at most ${MAX_OWNER_BYTES} bytes\n`],
     ]);
   });
 

@@ -30,7 +30,7 @@ type RemapFlags = { from?: string; fromMissing?: boolean; fromAnon?: boolean; to
 type SetOwnerFlags = { owner?: string; apply?: boolean; output?: OutputMode; timeout?: string; batchSize?: bigint };
 
 /** Owner names are bearer-token owners or OIDC claims; anything longer is a typo, not an owner. */
-const MAX_OWNER_BYTES = 1024;
+export const MAX_OWNER_BYTES = 1024;
 const FROM_FLAGS = ["from", "from-missing", "from-anon"];
 
 /** Exactly one source; every refusal here happens before the store is opened. */
@@ -52,23 +52,23 @@ function checkOwner(flag: string, owner: string): void {
   if (/[\u0000-\u001f\u007f]/.test(owner)) throw usageError(`${flag} must not contain control characters`);
 }
 
-/** `--to`, required and different from the source ("" is the anonymous bucket). */
-export function targetOwner(to: string | undefined, from: OwnerSource): string {
+/** The target owner, required and different from the source ("" is the anonymous bucket); `flag` names it as the verb spells it. */
+export function targetOwner(to: string | undefined, from: OwnerSource, flag: "--to" | "--owner" = "--to"): string {
   if (to === undefined) throw usageError(argError("to", "required", "--to <owner> is required: the owner the records move to").message);
-  checkOwner("--to", to);
+  checkOwner(flag, to);
   if ((from.kind === "owner" && from.owner === to) || (from.kind === "anonymous" && to === "")) {
-    throw usageError("--to must differ from the owner the records move from; nothing would change");
+    throw usageError(`${flag} must differ from the owner the records move from; nothing would change`);
   }
   return to;
 }
 
-export function remapText(r: RemapReport): string {
+export function remapText(r: RemapReport, toFlag: "--to" | "--owner" = "--to"): string {
   const what = r.from === "owner" ? "of the --from owner" : r.from === "missing" ? "with no owner" : "in the anonymous bucket";
   const head = r.dry_run
     ? r.would_remap === 0
       ? `preview: no record ${what}; nothing to move`
-      : `preview: ${r.would_remap} record(s) ${what} would move to the --to owner; nothing was written (run with --apply)`
-    : `moved ${r.remapped} record(s) ${what} to the --to owner in ${r.passes} pass(es)` + (r.failed > 0 ? `; ${r.failed} write(s) failed, run again to retry them` : "");
+      : `preview: ${r.would_remap} record(s) ${what} would move to the ${toFlag} owner; nothing was written (run with --apply)`
+    : `moved ${r.remapped} record(s) ${what} to the ${toFlag} owner in ${r.passes} pass(es)` + (r.failed > 0 ? `; ${r.failed} write(s) failed, run again to retry them` : "");
   const rows: [string, string | number | boolean][] = [
     ["from", r.from],
     ["dry_run", r.dry_run],
@@ -81,7 +81,7 @@ export function remapText(r: RemapReport): string {
   return [head, "", table(["FIELD", "VALUE"], rows.map(([k, v]) => [k, String(v)]))].join("\n");
 }
 
-async function runRemap(o: RemapFlags, from: OwnerSource, to: string, rerun: string): Promise<void> {
+async function runRemap(o: RemapFlags, from: OwnerSource, to: string, rerun: string, toFlag: "--to" | "--owner" = "--to"): Promise<void> {
   const output = outputMode(o.output);
   // Unlike the other sweeps, 0 is refused: moving owners is never left to run unbounded by accident.
   const timeoutMs = parsePositiveSweepTimeout(o.timeout);
@@ -120,7 +120,7 @@ async function runRemap(o: RemapFlags, from: OwnerSource, to: string, rerun: str
       reporter.finish();
     }
   }, process.env, SWEEP_CHECK);
-  writeDocument(output, report, () => remapText(report));
+  writeDocument(output, report, () => remapText(report, toFlag));
 }
 
 const APPLY_RULE = RULES["destructive-requires-apply"].sentence;
@@ -167,7 +167,7 @@ export function registerOperatorRemapOwner(program: Command): void {
     process.stderr.write("engram: migrate-set-owner is deprecated; use engram migrate-remap-owner --from-missing --to <owner>\n");
     const from: OwnerSource = { kind: "missing" };
     if (o.owner === undefined) throw usageError(argError("owner", "required", "--owner <owner> is required: the owner records with no owner get").message);
-    const to = targetOwner(o.owner, from);
-    await runRemap(o, from, to, "engram migrate-set-owner --owner … --apply");
+    const to = targetOwner(o.owner, from, "--owner");
+    await runRemap(o, from, to, "engram migrate-set-owner --owner … --apply", "--owner");
   });
 }
