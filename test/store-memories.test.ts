@@ -253,6 +253,19 @@ describe("engram store --from-file", () => {
     expect(got.memory?.content).toBe("line three");
   });
 
+  it("counts its progress against every record of the file, not the batch just sent", async () => {
+    const scope = "project:from-file-progress";
+    const file = join(tmp, "progress.jsonl");
+    // Two batches: 256 records, then the rest.
+    writeFileSync(file, Array.from({ length: 300 }, (_, i) => line(memory({ scope, content: `progress ${i}` }))).join("\n") + "\n");
+    const run = await runEngram(["store", "--from-file", file, "--output", "json"], { ...env(), ENGRAM_PROGRESS: "always" });
+    expect(run.code).toBe(0);
+    const lines = run.stderr.split("\n").filter(Boolean);
+    expect(lines.length).toBeGreaterThanOrEqual(2);
+    for (const l of lines) expect(l).toMatch(/^engram: stored (256|300)\/300 \(\d+\/s\)$/);
+    expect(lines.at(-1)).toMatch(/^engram: stored 300\/300 /);
+  });
+
   it("stops at a line the server refuses: its number and envelope, exit 2, nothing from it on written", async () => {
     const scope = "project:from-file-bad";
     const file = join(tmp, "server-bad.jsonl");

@@ -95,11 +95,24 @@ function unreadable(file: string): string | undefined {
   return undefined;
 }
 
+function linesOf(file: string): AsyncIterable<string> {
+  return createInterface({ input: createReadStream(file, { encoding: "utf8" }), crlfDelay: Number.POSITIVE_INFINITY });
+}
+
+/** The file's non-blank lines, read once ahead so progress can say of how many; only when progress is shown. */
+async function recordLines(file: string): Promise<number> {
+  let n = 0;
+  for await (const text of linesOf(file)) if (text.trim() !== "") n++;
+  return n;
+}
+
 export async function storeFromFile(file: string, settings: ClientSettings): Promise<void> {
   const why = unreadable(file);
   if (why !== undefined) throw usageError(why);
   const results: StoreMemoryResult[] = [];
-  const reporter = new ProgressReporter(progressMode(), "stored");
+  const mode = progressMode();
+  const reporter = new ProgressReporter(mode, "stored");
+  const total = mode === "off" ? 0 : await recordLines(file);
   let pending: Pending[] = [];
   let bytes = 0;
 
@@ -122,13 +135,12 @@ export async function storeFromFile(file: string, settings: ClientSettings): Pro
       }
       results.push(r);
     }
-    reporter.update(results.length, results.length);
+    reporter.update(results.length, total);
   };
 
   try {
     let line = 0;
-    const input = createInterface({ input: createReadStream(file, { encoding: "utf8" }), crlfDelay: Number.POSITIVE_INFINITY });
-    for await (const text of input) {
+    for await (const text of linesOf(file)) {
       line++;
       if (text.trim() === "") continue;
       let record: StoreArgs;
