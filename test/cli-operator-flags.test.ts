@@ -32,6 +32,29 @@ describe("operator sweep flags", { timeout: 60_000 }, () => {
     });
   });
 
+  // An empty shell variable (--class "$CLASS") must never widen a purge to every record.
+  it.concurrent.for([
+    [["--class", "", "--older-than", "0"], "field=class hint=enum: class must be one of superseded|expired|archived"],
+    [["--class", " "], "field=class hint=enum: class must be one of superseded|expired|archived"],
+    [["--class", "superseded,"], "field=class hint=enum: class must be one of superseded|expired|archived"],
+    [["--category", "", "--older-than", "0"], "field=category hint=required: category must not be blank"],
+    [["--tags", "", "--older-than", "0"], "field=tags hint=required: tags entries must not be blank"],
+    [["--class", "archived", "--tags", "t1,,t2"], "field=tags hint=required: tags entries must not be blank"],
+  ] as const)("a blank narrowing value is refused with exit 2, never dropped: engram spine-review purge %s", async ([flags, envelope], { expect }) => {
+    const run = await runEngram(["spine-review", "purge", ...flags, "--all-scopes", "--apply"], nowhere);
+    expect({ code: run.code, stdout: run.stdout, stderr: run.stderr }).toEqual({ code: EXIT.usage, stdout: "", stderr: `${envelope}\n` });
+  });
+
+  it.concurrent.for([
+    ["spine-review", "consolidate", "--all-scopes", "--top-k", "0"],
+    ["spine-review", "consolidate", "--all-scopes", "--top-k", "-1"],
+    ["spine-review", "consolidate", "--all-scopes", "--top-k", "many"],
+    ["spine-review", "consolidate", "--all-scopes", "--top-k", "101"],
+  ])("a --top-k outside 1 to 100 says so, whatever the value: engram %s %s %s %s %s", async (args, { expect }) => {
+    const run = await runEngram(args, nowhere);
+    expect({ code: run.code, stdout: run.stdout, stderr: run.stderr }).toEqual({ code: EXIT.usage, stdout: "", stderr: "engram: --top-k must be an integer from 1 to 100\n" });
+  });
+
   it.concurrent.for([
     ["spine-review", "scan", "--scope", ""],
     ["spine-review", "consolidate", "--scope", ""],

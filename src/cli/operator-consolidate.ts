@@ -3,6 +3,7 @@ import type { ConsolidateReport } from "../operator/index.js";
 import type { OutputMode } from "./client-flags.js";
 import { ruleError } from "../argerror/index.js";
 import { usageError } from "./failure.js";
+import { expecting } from "./flag-errors.js";
 import { parseUint } from "./list-values.js";
 import { addOutputFlag, addScopeFlags, addSweepTimeoutFlag, outputMode, parseSweepTimeout, SweepTimeoutError, writeDocument } from "./operator-common.js";
 import { loopHooks, scopeChoice, sweepTimedOut } from "./operator-lifecycle.js";
@@ -30,16 +31,20 @@ export function consolidateText(r: ConsolidateReport): string {
   )}\n\n${foot}`;
 }
 
+/** The range topKOf enforces, stated alike whether the value is not a number (letters) or out of range (0). */
+const TOP_K_RANGE = `an integer from 1 to ${TOP_K_MAX}`;
+
 function topKOf(value: bigint | undefined): number {
   const n = value ?? BigInt(TOP_K_DEFAULT);
-  if (n < 1n || n > BigInt(TOP_K_MAX)) throw usageError(`--top-k must be an integer from 1 to ${TOP_K_MAX}`);
+  if (n < 1n || n > BigInt(TOP_K_MAX)) throw usageError(`--top-k must be ${TOP_K_RANGE}`);
   return Number(n);
 }
 
 function minScoreOf(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const t = text.trim();
-  const n = /^[+-]?(\d+(\.\d*)?|\.\d+)$/.test(t) ? Number(t) : NaN;
+  // A decimal, exponent allowed (1e-1); never hex, Infinity or an empty string, which Number() would take.
+  const n = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(t) ? Number(t) : NaN;
   if (!Number.isFinite(n) || n < -1 || n > 1) throw usageError("--min-score must be a number from -1 to 1 (a cosine)");
   return n;
 }
@@ -78,7 +83,9 @@ export function registerSpineReviewConsolidate(group: Command): void {
     );
   addScopeFlags(cmd, { scope: " (this or --all-scopes is required)", allScopes: "; pairs may cross scopes" })
     .addOption(new Option("--min-score <cosine>", "only pairs scoring at least this, from -1 to 1").default(undefined, "no filter"))
-    .addOption(new Option("--top-k <n>", `neighbours asked for per record, 1 to ${TOP_K_MAX}`).argParser(parseUint).default(BigInt(TOP_K_DEFAULT), String(TOP_K_DEFAULT)));
+    .addOption(
+      expecting(new Option("--top-k <n>", `neighbours asked for per record, 1 to ${TOP_K_MAX}`).argParser(parseUint).default(BigInt(TOP_K_DEFAULT), String(TOP_K_DEFAULT)), TOP_K_RANGE),
+    );
   addOutputFlag(cmd);
   addSweepTimeoutFlag(cmd, "wall-clock budget for the run, e.g. 30s, 5m, 1h; 0 disables it");
   cmd.action(async (o: ConsolidateFlags) => runConsolidate(o));
