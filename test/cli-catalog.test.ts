@@ -144,6 +144,13 @@ describe("the bare engram catalog", () => {
     expect(Object.keys(BLAST_RADIUS).sort()).toEqual(catalog.commands.map((c) => c.name).sort());
   });
 
+  it("names in docs/cli.md exactly the commands the catalog marks open_world", () => {
+    const text = readDoc("cli.md").replace(/\s+/g, " ");
+    const sentence = /`open_world` is false everywhere except (.*?)\)\./.exec(text)?.[1] ?? "";
+    const named = [...sentence.matchAll(/`([^`]+)` \(/g)].map((m) => m[1]);
+    expect(named.sort()).toEqual(catalog.commands.filter((c) => c.blast_radius.open_world).map((c) => c.name).sort());
+  });
+
   it("marks reads read-only and delete destructive", () => {
     const br = (name: string) => catalog.commands.find((c) => c.name === name)!.blast_radius;
     for (const read of ["search", "list", "get", "migration-status", "list-scopes", "list-tags", "list-scheduled", "list-rules", "related", "search-discoveries", "export"]) {

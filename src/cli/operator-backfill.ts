@@ -21,7 +21,7 @@ export function registerOperatorBackfill(program: Command): void {
     .summary("give every record a short id: the v0 to v1 migration (preview unless --apply)")
     .description(
       `Run the v0 to v1 schema migration, which mints a short id for every record that lacks one, on the store under ENGRAM_DATA_DIR (or the Qdrant collection when ENGRAM_QDRANT_URL is set). ` +
-        `The same sweep as \`engram migrate\`, stopped at version ${SHORT_ID_VERSION}. ${RULES["destructive-requires-apply"].sentence}.`,
+        `The same sweep as \`engram migrate\`, stopped at version ${SHORT_ID_VERSION}. Without --apply it only counts: ${RULES["destructive-requires-apply"].sentence}.`,
     )
     .option("--apply", "write: run the convergence loop instead of previewing")
     .option("--dry-run", "preview explicitly (the default); cannot be combined with --apply")

@@ -357,7 +357,7 @@ export function registerOperatorMigrate(program: Command): void {
     .summary("revert records to an older schema version (preview unless --apply)")
     .description(
       "Revert every record above --to back down to it, refusing the whole range before any write when a step on the way is " +
-        `irreversible or a record has no way back. ${APPLY_RULE}.`,
+        `irreversible or a record has no way back. Without --apply it only counts: ${APPLY_RULE}.`,
     )
     .option("--to <version>", "the schema version to revert to (required)")
     .option("--apply", "write: run the revert loop instead of previewing");

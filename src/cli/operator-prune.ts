@@ -64,7 +64,7 @@ export function registerOperatorPrune(program: Command): void {
       "Delete records whose not_after lapsed at least --older-than ago (default 0: any not_after in the past), on the store the server would " +
         "open: ENGRAM_DATA_DIR, or the Qdrant collection when ENGRAM_QDRANT_URL is set. Recall already hides them; this reclaims the space. " +
         "Archived records are left to `spine-review purge --class archived`; discoveries and rules are never deleted. " +
-        `${RULES["destructive-requires-apply"].sentence}.`,
+        `Without --apply it only counts: ${RULES["destructive-requires-apply"].sentence}.`,
     );
   addOlderThanFlag(cmd, "grace: only records whose not_after lapsed at least this long ago, e.g. 24h; 0 is any past not_after", "0").option(
     "--apply",
