@@ -212,6 +212,13 @@ const rows: Row[] = [
     envelope: "field=page_token hint=format: page_token is not a cursor this server issued",
     code: Code.InvalidArgument,
   },
+  {
+    // Its time sorts past every record's, so taken as it is it would page from the start.
+    name: "ListMemories: a page_token in a cursor's shape whose time is not a time",
+    call: (c) => c.listMemories({ scope: "s", pageToken: Buffer.from(JSON.stringify({ c: SECRET, seen: [] })).toString("base64url") }),
+    envelope: "field=page_token hint=format: page_token is not a cursor this server issued",
+    code: Code.InvalidArgument,
+  },
   // UpdateMemory: mask, summary, content, id, then caps on an owned record.
   {
     name: "UpdateMemory: no update_mask",
@@ -293,7 +300,7 @@ describe("every foundation validation over Connect", () => {
 
   it("covers a pinned number of validations, each with a unique name", () => {
     expect(new Set(rows.map((r) => r.name)).size).toBe(rows.length);
-    expect(rows.length).toBe(40);
+    expect(rows.length).toBe(41);
   });
 
   for (const row of rows) {

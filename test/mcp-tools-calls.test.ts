@@ -127,6 +127,14 @@ describe("tool results", () => {
     expect(r.isError).toBe(true);
     expect(texts(r)).toEqual(["field=cursor hint=format: cursor is not a cursor this server issued"]);
   });
+
+  it("refuses a cursor in the issued shape whose time or ids could not have been issued", async () => {
+    for (const forged of [{ c: "zzqx", seen: [] }, { c: "2026-01-01T00:00:00Z", seen: [" "] }]) {
+      const r = await mcp.call("list_memory", { scope: "project:pages", cursor: Buffer.from(JSON.stringify(forged)).toString("base64url") });
+      expect(r.isError).toBe(true);
+      expect(texts(r)).toEqual(["field=cursor hint=format: cursor is not a cursor this server issued"]);
+    }
+  });
 });
 
 describe("curation, discovery and rule tools", () => {

@@ -1,4 +1,5 @@
 import { argError } from "../argerror/index.js";
+import { readRfc3339 } from "./rfc3339.js";
 
 export type Cursor = { c: string; seen: string[] };
 
@@ -11,6 +12,12 @@ export function encodeCursor(c: Cursor): string {
   return Buffer.from(JSON.stringify({ c: c.c, seen: c.seen })).toString("base64url");
 }
 
+/**
+ * Only what encodeCursor could have written: a creation time as records
+ * carry it (RFC3339) and non-blank ids. A token is not signed, so one built
+ * by hand in that shape still pages, from where it says; anything else (a
+ * word where the time belongs would page from past every record) is refused.
+ */
 export function decodeCursor(field: string, token: string): Cursor {
   try {
     const v = JSON.parse(Buffer.from(token, "base64url").toString("utf8")) as unknown;
@@ -18,8 +25,9 @@ export function decodeCursor(field: string, token: string): Cursor {
       v &&
       typeof v === "object" &&
       typeof (v as Cursor).c === "string" &&
+      readRfc3339((v as Cursor).c) !== undefined &&
       Array.isArray((v as Cursor).seen) &&
-      (v as Cursor).seen.every((s) => typeof s === "string")
+      (v as Cursor).seen.every((s) => typeof s === "string" && s.trim() !== "")
     ) {
       return { c: (v as Cursor).c, seen: (v as Cursor).seen };
     }
