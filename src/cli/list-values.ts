@@ -2,13 +2,15 @@ import { InvalidArgumentError } from "commander";
 
 /**
  * Argument parsers for commander options. List flags accept both repeats and
- * comma lists: `--tags a --tags b,c` is [a, b, c]. An explicit empty value
- * (`--tags ""`) yields [] so an update can clear a list. A blank entry inside
- * a list (`--tags a,,b`) is passed on as "" so the core rejects it with the
- * same envelope every lane gives, rather than the CLI quietly dropping it.
+ * comma lists: `--tags a --tags b,c` is [a, b, c], spaces around an entry
+ * dropped (`a, b`). Only an exactly empty value given alone (`--tags ""`)
+ * yields [], so an update can clear a list. A blank entry (`--tags a,,b`,
+ * `--tags " "`, or `""` repeated after a value) is passed on as "" so the
+ * core rejects it with the envelope every lane gives, rather than the CLI
+ * quietly dropping an entry or a filter.
  */
 export function collectList(value: string, previous: string[] | undefined): string[] {
-  if (value.trim() === "") return [...(previous ?? [])];
+  if (value === "" && (previous === undefined || previous.length === 0)) return [];
   const parts = value.split(",").map((s) => s.trim());
   return [...(previous ?? []), ...parts];
 }
