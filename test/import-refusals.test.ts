@@ -99,6 +99,11 @@ describe("each field a stored record carries is checked on its own line", () => 
     ["no content", (r) => delete r.content, "record.content is required"],
     ["a list for content", (r) => (r.content = [SECRET]), "record.content must be a string"],
     ["a number for created_at", (r) => (r.created_at = 5), "record.created_at must be a string"],
+    // A blank time would sort before every record and age past any purge window.
+    ["a blank created_at", (r) => (r.created_at = " "), "record.created_at is required"],
+    ["a created_at that is not RFC3339", (r) => (r.created_at = SECRET), "record.created_at must be RFC3339"],
+    ["an archived_at that is not RFC3339", (r) => (r.archived_at = " "), "record.archived_at must be RFC3339"],
+    ["a blank scope", (r) => (r.scope = " "), "record.scope is required"],
     ["a number for repo", (r) => (r.repo = 5), "record.repo must be a string"],
     ["a number among the tags", (r) => (r.tags = [SECRET, 5]), "record.tags must be strings"],
     ["a string among the citations", (r) => (r.citations = [SECRET]), "record.citations must be citation objects of strings"],

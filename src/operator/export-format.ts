@@ -1,4 +1,5 @@
 import { CITATION_FIELDS } from "../core/arg-kinds.js";
+import { readRfc3339 } from "../core/rfc3339.js";
 import { MEMORY_SOURCES, RECORD_CATEGORIES } from "../core/validate.js";
 import { VISIBILITIES, type MemoryRecord } from "../model/record.js";
 import { CURRENT_SCHEMA_VERSION, isUuid } from "../store/index.js";
@@ -122,6 +123,9 @@ function isCount(v: unknown): boolean {
  * when every stored record has it, of its type, and from its closed set. A
  * reason names the field and what it must be, never the value found.
  */
+/** The record's instants: created_at always, the others when set. */
+const TIMES = ["created_at", "archived_at", "last_accessed_at", "summary_egress_at"] as const satisfies readonly (keyof MemoryRecord)[];
+
 function checkRecord(r: Record<string, unknown>, line: number): void {
   const fail = (reason: string): never => {
     throw new LineError(line, reason);
@@ -131,8 +135,10 @@ function checkRecord(r: Record<string, unknown>, line: number): void {
     if (r[k] === undefined) fail(`record.${k} is required`);
     if (typeof r[k] !== "string") fail(`record.${k} must be a string`);
   }
-  if (r.scope === "") fail("record.scope is required");
-  if (r.created_at === "") fail("record.created_at is required");
+  if ((r.scope as string).trim() === "") fail("record.scope is required");
+  if ((r.created_at as string).trim() === "") fail("record.created_at is required");
+  // Times are compared as they are stored: one that is not RFC3339 (" ", say) would sort before every record and age past any window.
+  for (const k of TIMES) if (typeof r[k] === "string" && r[k] !== "" && readRfc3339(r[k]) === undefined) fail(`record.${k} must be RFC3339`);
   for (const [k, values] of CLOSED_KEYS) {
     if (r[k] === undefined) fail(`record.${k} is required`);
     if (typeof r[k] !== "string" || !values.includes(r[k])) fail(`record.${k} must be one of ${oneOf(values)}`);
