@@ -90,7 +90,7 @@ function kept(r: MemoryRecord): Partial<MemoryRecord> {
 
 describe("engram migrate-remap-owner", { timeout: 180_000 }, () => {
   // No store is opened, so the run on the Qdrant fake would repeat the embedded one word for word.
-  it.skipIf(ON_QDRANT_FAKE)(embeddedOnly("refuses a missing, doubled or unchanged source, a missing --to, a zero --timeout and a bad --owner of the alias with exit 2 before opening anything", "no store is opened"), async () => {
+  it.skipIf(ON_QDRANT_FAKE)(embeddedOnly("refuses a missing, doubled or unchanged source, a missing --to, a zero --timeout, an empty --from, a target no caller could be and a bad --owner of the alias with exit 2 before opening anything", "no store is opened"), async () => {
     const nowhere = { ENGRAM_DATA_DIR: join(tmpdir(), "engram-remap-nowhere") };
     const runs = await Promise.all(
       [
@@ -102,6 +102,10 @@ describe("engram migrate-remap-owner", { timeout: 180_000 }, () => {
         ["migrate-set-owner"],
         ["migrate-set-owner", "--owner", "a\tb"],
         ["migrate-set-owner", "--owner", "x".repeat(MAX_OWNER_BYTES + 1)],
+        // An empty --from (an unset variable) is not the anonymous bucket, and no caller could act as an owner of spaces.
+        ["migrate-remap-owner", "--from", "", "--to", "bob"],
+        ["migrate-remap-owner", "--from-missing", "--to", " "],
+        ["migrate-set-owner", "--owner", "a b"],
       ].map((args) => runEngram(args, nowhere)),
     );
     expect(runs.map((r) => [r.code, r.stdout, r.stderr.replace(/^engram: migrate-set-owner is deprecated.*\n/, "")])).toEqual([
@@ -114,6 +118,9 @@ describe("engram migrate-remap-owner", { timeout: 180_000 }, () => {
       // The alias's own flag is the one named.
       [EXIT.usage, "", "engram: --owner must not contain control characters\n"],
       [EXIT.usage, "", `engram: --owner must be at most ${MAX_OWNER_BYTES} bytes\n`],
+      [EXIT.usage, "", "field=from,from-missing,from-anon hint=required: one of --from <owner>, --from-missing (records with no owner) or --from-anon (the anonymous bucket) is required\n"],
+      [EXIT.usage, "", "engram: --to must not contain whitespace: no token or session could act as that owner\n"],
+      [EXIT.usage, "", "engram: --owner must not contain whitespace: no token or session could act as that owner\n"],
     ]);
   });
 

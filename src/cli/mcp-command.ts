@@ -11,7 +11,7 @@ export function registerMcpCommand(program: Command): void {
     .command("mcp")
     .summary("serve the MCP tools over stdio")
     .description(
-      "serve the 20 MCP tools over stdin/stdout on the store serve would use (ENGRAM_DATA_DIR, or the Qdrant collection when ENGRAM_QDRANT_URL is set); the session acts as ENGRAM_MCP_OWNER, or anonymous when it is unset",
+      "serve the 20 MCP tools over stdin/stdout on the store serve would use (ENGRAM_DATA_DIR, or the Qdrant collection when ENGRAM_QDRANT_URL is set); the session acts as ENGRAM_MCP_OWNER, or anonymous when it is unset or empty",
     )
     .action(async () => {
       const { checkServerConfig } = await import("./server-config.js");

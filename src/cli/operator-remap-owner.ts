@@ -2,6 +2,7 @@ import { Option, type Command } from "commander";
 import { argError, EXIT, RULES } from "../argerror/index.js";
 import type { OwnerSource, RemapProgress, RemapReport } from "../operator/remap-owner.js";
 import type { OutputMode } from "./client-flags.js";
+import { ownerShapeProblem } from "../auth/owner-shape.js";
 import { usageError } from "./failure.js";
 import {
   addOutputFlag,
@@ -37,13 +38,13 @@ const FROM_FLAGS = ["from", "from-missing", "from-anon"];
 export function ownerSource(o: RemapFlags): OwnerSource {
   const given = [o.from !== undefined, o.fromMissing === true, o.fromAnon === true].filter(Boolean).length;
   if (given > 1) throw usageError(argError(FROM_FLAGS, "mutually_exclusive", "give exactly one of --from <owner>, --from-missing and --from-anon").message);
-  if (given === 0) {
+  // An empty --from names no owner (an unset shell variable): the anonymous bucket is asked for by --from-anon only.
+  if (given === 0 || o.from === "") {
     throw usageError(argError(FROM_FLAGS, "required", "one of --from <owner>, --from-missing (records with no owner) or --from-anon (the anonymous bucket) is required").message);
   }
   if (o.fromMissing) return { kind: "missing" };
   if (o.fromAnon) return { kind: "anonymous" };
   checkOwner("--from", o.from!);
-  if (o.from === "") return { kind: "anonymous" };
   return { kind: "owner", owner: o.from! };
 }
 
@@ -52,10 +53,17 @@ function checkOwner(flag: string, owner: string): void {
   if (/[\u0000-\u001f\u007f]/.test(owner)) throw usageError(`${flag} must not contain control characters`);
 }
 
-/** The target owner, required and different from the source ("" is the anonymous bucket); `flag` names it as the verb spells it. */
+/**
+ * The target owner, required and different from the source ("" is the
+ * anonymous bucket); `flag` names it as the verb spells it. Whitespace is
+ * refused outside the OIDC lanes' `<len>:<claim>:` form, whose claim values
+ * are the identity provider's: no static token or stdio session can act as
+ * such an owner, so records moved there would be out of every caller's reach.
+ */
 export function targetOwner(to: string | undefined, from: OwnerSource, flag: "--to" | "--owner" = "--to"): string {
   if (to === undefined) throw usageError(argError("to", "required", "--to <owner> is required: the owner the records move to").message);
   checkOwner(flag, to);
+  if (ownerShapeProblem(to) === "whitespace" && !/^\d+:/.test(to)) throw usageError(`${flag} must not contain whitespace: no token or session could act as that owner`);
   if ((from.kind === "owner" && from.owner === to) || (from.kind === "anonymous" && to === "")) {
     throw usageError(`${flag} must differ from the owner the records move from; nothing would change`);
   }
