@@ -72,7 +72,11 @@ describe("operator sweep flags", { timeout: 60_000 }, () => {
     ["spine-review", "consolidate", "--scope", ""],
     ["spine-review", "purge", "--class", "archived", "--scope", ""],
     ["summarize-missing", "--scope", ""],
-  ])("an empty --scope names no scope and is exit 2 with the sweep envelope: engram %s %s", async (args, { expect }) => {
+    ["spine-review", "scan", "--scope", " "],
+    ["spine-review", "consolidate", "--scope", " "],
+    ["spine-review", "purge", "--class", "archived", "--scope", " "],
+    ["summarize-missing", "--scope", "\t"],
+  ])("an empty or blank --scope names no scope and is exit 2 with the sweep envelope: engram %s %s", async (args, { expect }) => {
     const run = await runEngram(args, nowhere);
     expect({ code: run.code, stdout: run.stdout, stderr: run.stderr }).toEqual({
       code: EXIT.usage,

@@ -54,7 +54,8 @@ export function scopeChoice(o: { scope?: string; allScopes?: boolean }): { scope
   if (o.allScopes && o.scope !== undefined) {
     throw usageError(argError(["scope", "all-scopes"], "mutually_exclusive", SCOPE_ALL_SCOPES_EXCLUSIVE).message);
   }
-  if (o.scope === "") throw usageError(ruleError("sweep-scope-or-all-scopes-required").message);
+  // A blank scope names none (no write stores one), as export reads it.
+  if (o.scope !== undefined && o.scope.trim() === "") throw usageError(ruleError("sweep-scope-or-all-scopes-required").message);
   if (o.allScopes) return { chosen: true };
   if (o.scope !== undefined) return { scope: o.scope, chosen: true };
   return { chosen: false };

@@ -39,7 +39,7 @@ export type FlipDocument = { dry_run: boolean; results: OperatorFlipRow[] };
 
 /** Exactly one of --scope and --all-scopes; undefined means every scope. */
 export function sweepScope(o: ScopeFlags): string | undefined {
-  const named = o.scope !== undefined && o.scope !== "";
+  const named = o.scope !== undefined && o.scope.trim() !== "";
   if (o.allScopes && o.scope !== undefined) {
     throw usageError(argError(["scope", "all-scopes"], "mutually_exclusive", SCOPE_ALL_SCOPES_EXCLUSIVE).message);
   }
