@@ -50,6 +50,9 @@ const ROWS: Row[] = [
   { name: "a 20 KB string where tags wants a list", wire: "connect-json", body: json({ tags: SECRET + "x".repeat(20_000) }), envelope: "field=tags hint=format: tags must be a list of strings", code: Code.InvalidArgument },
   { name: "a word where k wants a number", wire: "connect-json", body: json({ query: "q", k: SECRET }), envelope: "field=k hint=format: k must be a non-negative integer", code: Code.InvalidArgument },
   { name: "a negative k", wire: "connect-json", body: json({ query: "q", k: -1 }), envelope: "field=k hint=format: k must be a non-negative integer", code: Code.InvalidArgument },
+  // Proto JSON's 64-bit strings are decimal digits; BigInt would read these too, MCP and the CLI read none of them.
+  { name: "a hexadecimal string for limit", wire: "connect-json", procedure: "ListMemories", body: json({ scope: "s", limit: "0x2" }), envelope: "field=limit hint=format: limit must be a non-negative integer", code: Code.InvalidArgument },
+  { name: "a signed or padded string for k", wire: "connect-json", body: json({ query: "q", k: " +2 " }), envelope: "field=k hint=format: k must be a non-negative integer", code: Code.InvalidArgument },
   { name: "a string where full wants a boolean", wire: "connect-json", body: json({ query: "q", full: SECRET }), envelope: "field=full hint=format: full must be true or false", code: Code.InvalidArgument },
   { name: "the proto name is read as well as the JSON name", wire: "connect-json", body: json({ cross_spine: SECRET }), envelope: "field=cross_spine hint=format: cross_spine must be true or false", code: Code.InvalidArgument },
   { name: "a body that is not JSON", wire: "connect-json", body: Buffer.from(`{"query": ${SECRET}`), envelope: REQUEST_FORMAT, code: Code.InvalidArgument },

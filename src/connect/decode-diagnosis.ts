@@ -159,6 +159,7 @@ export function checkJson(desc: DescMessage, bytes: Uint8Array, operation: strin
   // Before the types, as MCP checks argument names before the core checks values.
   rejectUnknownJsonFields(desc, json, operation);
   rejectLenientTimestamps(desc, json);
+  rejectLenientIntegers(desc, json);
   rejectUnknownEnumValues(desc, json);
   try {
     fromJson(desc, json, JSON_READ_OPTIONS);
@@ -312,6 +313,22 @@ function rejectLenientTimestamps(desc: DescMessage, json: JsonValue): void {
     if (f.fieldKind !== "message" || f.message.typeName !== "google.protobuf.Timestamp") continue;
     const value = json[f.jsonName] ?? json[f.name];
     if (typeof value === "string" && readRfc3339(value) === undefined) throw fieldShapeError(f);
+  }
+}
+
+/**
+ * Proto JSON writes a 64-bit integer as a decimal string, and the library
+ * reads any string BigInt reads ("0x10", " 2 "), which neither MCP nor the
+ * CLI takes: a string integer must be decimal digits (a sign only where the
+ * field is signed), or it gets the field's envelope.
+ */
+function rejectLenientIntegers(desc: DescMessage, json: JsonValue): void {
+  if (json === null || typeof json !== "object" || Array.isArray(json)) return;
+  for (const f of desc.fields) {
+    if (f.fieldKind !== "scalar") continue;
+    const digits = INTEGER_UNSIGNED.has(f.scalar) ? /^[0-9]+$/ : INTEGER_SIGNED.has(f.scalar) ? /^-?[0-9]+$/ : undefined;
+    const value = json[f.jsonName] ?? json[f.name];
+    if (digits !== undefined && typeof value === "string" && !digits.test(value)) throw fieldShapeError(f);
   }
 }
 
