@@ -122,6 +122,9 @@ describe("engram migrate-remap-owner", { timeout: 180_000 }, () => {
       [EXIT.usage, "", "engram: --to must not contain whitespace: no token or session could act as that owner\n"],
       [EXIT.usage, "", "engram: --owner must not contain whitespace: no token or session could act as that owner\n"],
     ]);
+    // An OIDC owner's claim value is the identity provider's, spaces and all: it passes the flags and stops only at the missing store.
+    const oidc = await runEngram(["migrate-remap-owner", "--from-missing", "--to", "3:sub:5:a b c"], nowhere);
+    expect(oidc.stderr).toMatch(/^engram: no engram store in /);
   });
 
   it("previews without writing, then moves each source's records and only those, keeping every other field; a rerun finds nothing", async () => {
