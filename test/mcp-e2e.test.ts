@@ -225,6 +225,38 @@ describe("over stdio", () => {
     expect(JSON.parse(lines[0]!)).toMatchObject({ jsonrpc: "2.0", id: 1, result: { serverInfo: { name: "engram" } } });
   });
 
+  it("answers a line that is not one JSON-RPC message with -32700, as HTTP does, and goes on serving", async () => {
+    const child = spawn(process.execPath, [engramBin, "mcp"], {
+      cwd: repoRoot,
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...storeEnv },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let out = "";
+    let err = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (err += d));
+    const ping = { jsonrpc: "2.0", id: 7, method: "ping" };
+    child.stdin.write(["zzqx-secret-993", JSON.stringify([ping, ping]), JSON.stringify({ jsonrpc: "2.0", id: 3, method: 5 }), JSON.stringify(ping)].join("\n") + "\n");
+    await new Promise<void>((resolve) => {
+      const poll = setInterval(() => {
+        if (out.split("\n").filter(Boolean).length >= 4) {
+          clearInterval(poll);
+          resolve();
+        }
+      }, 20);
+    });
+    child.stdin.end();
+    await new Promise((resolve) => child.once("exit", resolve));
+    expect(out.split("\n").filter(Boolean).map((l) => JSON.parse(l) as unknown)).toEqual([
+      { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error: Invalid JSON" } },
+      { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error: Invalid JSON-RPC message" } },
+      { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error: Invalid JSON-RPC message" } },
+      { jsonrpc: "2.0", id: 7, result: {} },
+    ]);
+    expect(err).toContain("mcp stdio line is not a JSON-RPC message");
+    expect(err).not.toContain("zzqx");
+  });
+
   it("logs on stderr", () => {
     expect(stderr).toContain("mcp serving on stdio");
   });
