@@ -85,6 +85,18 @@ const ROWS: Row[] = [
     mcp: { tool: "get_memory", args: { id: "x", [NAMELESS]: 1 }, text: "field=arguments hint=not_applicable: an argument name is not an argument of get_memory" },
   },
   {
+    // JSON.parse keeps the key as the body's own, as a client's JSON text carries it.
+    name: "an argument named __proto__ is refused, not dropped",
+    procedure: "GetMemory",
+    body: JSON.parse('{"id":"x","__proto__":{"limit":3}}') as Record<string, unknown>,
+    envelope: "field=__proto__ hint=not_applicable: __proto__ is not an argument of GetMemory",
+    mcp: {
+      tool: "get_memory",
+      args: JSON.parse('{"id":"x","__proto__":{"limit":3}}') as Record<string, unknown>,
+      text: "field=__proto__ hint=not_applicable: __proto__ is not an argument of get_memory",
+    },
+  },
+  {
     name: "a name over 64 bytes is reported under request",
     procedure: "GetMemory",
     body: { id: "x", [LONG_NAME]: 1 },

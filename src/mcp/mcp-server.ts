@@ -8,7 +8,7 @@ import { classifyAndLog, type RequestObserver } from "../observe/index.js";
 import { rejectUnknownArguments, type Core, type Subject } from "../core/index.js";
 import { handlerOf, type AnyToolHandler, type ToolContext } from "./handlers.js";
 import { structuredJson } from "./structured-json.js";
-import { ToolCallGuard } from "./tool-call-guard.js";
+import { sentArgumentNames, ToolCallGuard } from "./tool-call-guard.js";
 import { annotationsOf, TOOL_NAMES, type ToolName } from "./tool-table.js";
 
 export const SERVER_NAME = "engram";
@@ -119,7 +119,7 @@ export async function callTool(
   onRejected?: (outcome: { code: Code; hint?: string }) => void,
 ): Promise<CallToolResult> {
   try {
-    rejectUnknownArguments(name, Object.keys(h.input), args);
+    rejectUnknownArguments(name, Object.keys(h.input), sentArgumentNames(args));
     const out = await h.run(ctx, withoutNulls(args) as never);
     const { json, structuredContent } = structuredJson(out.structured);
     return {

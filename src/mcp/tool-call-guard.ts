@@ -26,6 +26,33 @@ export function malformedToolCall(message: unknown): string | undefined {
   return undefined;
 }
 
+/** A key that no tool has and no sender can mean, carrying `__proto__` past the SDK. */
+const PROTO_STAND_IN = "\u0000__proto__";
+
+/**
+ * JSON gives an argument named `__proto__` as an own key, but the SDK copies
+ * the arguments into a new object by assignment, where that key sets the
+ * prototype instead: the argument would vanish before the core could refuse
+ * it as unknown. It crosses the SDK renamed, and sentArgumentNames gives
+ * the name back for the unknown-argument check, as Connect sees it.
+ */
+function keepProtoArgument<T extends JSONRPCMessage>(message: T): T {
+  const params = (message as { method?: unknown; params?: unknown }).method === "tools/call" ? (message as { params?: unknown }).params : undefined;
+  if (!isPlainObject(params) || !isPlainObject(params.arguments) || !Object.hasOwn(params.arguments, "__proto__")) return message;
+  const renamed: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(params.arguments)) renamed[key === "__proto__" ? PROTO_STAND_IN : key] = value;
+  return { ...message, params: { ...params, arguments: renamed } };
+}
+
+/** The argument names as the caller sent them (the stand-in read back as `__proto__`). */
+export function sentArgumentNames(args: Record<string, unknown>): Record<string, unknown> {
+  if (!Object.hasOwn(args, PROTO_STAND_IN)) return args;
+  // No prototype, so `__proto__` is an own key here, not the prototype's setter.
+  const sent = Object.create(null) as Record<string, unknown>;
+  for (const [key, value] of Object.entries(args)) sent[key === PROTO_STAND_IN ? "__proto__" : key] = value;
+  return sent;
+}
+
 /**
  * A transport in front of another that answers a malformed tools/call itself.
  * Without it the SDK parses the request with its own schema first and answers
@@ -43,7 +70,7 @@ export class ToolCallGuard implements Transport {
     inner.onmessage = (message, extra) => {
       const refusal = malformedToolCall(message);
       if (refusal === undefined) {
-        this.onmessage?.(message, extra);
+        this.onmessage?.(keepProtoArgument(message), extra);
         return;
       }
       const id = (message as { id: RequestId }).id;
