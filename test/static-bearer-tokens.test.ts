@@ -111,8 +111,19 @@ describe("static bearer tokens", () => {
     it("refuses a token file that is set but holds no tokens, and one that cannot be read", () => {
       const empty = join(dir, "empty");
       writeFileSync(empty, "# nothing yet\n\n");
-      expect(() => loadTokenAuth({ ENGRAM_AUTH_TOKENS_FILE: empty })).toThrow(/holds no owner=token entries/);
-      expect(() => loadTokenAuth({ ENGRAM_AUTH_TOKENS_FILE: join(dir, "missing") })).toThrow(/cannot read .*ENOENT/);
+      expect(() => loadTokenAuth({ ENGRAM_AUTH_TOKENS_FILE: empty })).toThrow(/^ENGRAM_AUTH_TOKENS_FILE: the file it names holds no owner=token entries$/);
+      expect(() => loadTokenAuth({ ENGRAM_AUTH_TOKENS_FILE: join(dir, "missing") })).toThrow(/^ENGRAM_AUTH_TOKENS_FILE: cannot read the file it names \(ENOENT\)$/);
+    });
+
+    it("never repeats what the file setting holds: the inline form pasted there would print its tokens", () => {
+      expect(() => loadTokenAuth({ ENGRAM_AUTH_TOKENS_FILE: `alice=${secret}` })).toThrow(/^ENGRAM_AUTH_TOKENS_FILE: cannot read the file it names \(ENOENT\)$/);
+    });
+
+    it("refuses an inline setting that names no token, as it refuses an empty file, instead of running anonymous", () => {
+      for (const value of [",", " , ,, "]) {
+        expect(() => loadTokenAuth({ ENGRAM_AUTH_TOKENS: value })).toThrow(/^ENGRAM_AUTH_TOKENS holds no owner=token entries$/);
+        expect(() => loadTokenAuth({ ENGRAM_SERVICE_AUTH_STATIC_TOKENS: value })).toThrow(/^ENGRAM_SERVICE_AUTH_STATIC_TOKENS holds no owner=token entries$/);
+      }
     });
 
     it("keeps tokens out of JSON and inspection output", () => {

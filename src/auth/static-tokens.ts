@@ -201,7 +201,10 @@ export function loadTokenAuth(env: NodeJS.ProcessEnv = process.env): TokenAuth {
   for (const name of [AUTH_TOKENS_ENV, SERVICE_STATIC_TOKENS_ENV]) {
     const inline = env[name];
     if (inline !== undefined && inline.trim() !== "") {
-      mergeEntries(merged, parseEntries(inline, { source: name }), name);
+      const entries = parseEntries(inline, { source: name });
+      // Set to something (a stray comma) that names no token: auth was meant to be on, so it fails closed, as the file form does.
+      if (entries.length === 0) throw new Error(`${name} holds no owner=token entries`);
+      mergeEntries(merged, entries, name);
     }
   }
 
@@ -212,11 +215,12 @@ export function loadTokenAuth(env: NodeJS.ProcessEnv = process.env): TokenAuth {
       content = readFileSync(file.trim(), "utf8");
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? "read error";
-      throw new Error(`${AUTH_TOKENS_FILE_ENV}: cannot read ${file.trim()} (${code})`);
+      // The path is not repeated: the inline form pasted here by mistake would print its tokens.
+      throw new Error(`${AUTH_TOKENS_FILE_ENV}: cannot read the file it names (${code})`);
     }
     const entries = parseEntries(content, { source: AUTH_TOKENS_FILE_ENV, whitespaceSeparated: true });
     if (entries.length === 0) {
-      throw new Error(`${AUTH_TOKENS_FILE_ENV}: ${file.trim()} holds no owner=token entries`);
+      throw new Error(`${AUTH_TOKENS_FILE_ENV}: the file it names holds no owner=token entries`);
     }
     mergeEntries(merged, entries, AUTH_TOKENS_FILE_ENV);
   }
