@@ -149,13 +149,21 @@ export async function serveMcpStdio(opts: { env?: NodeJS.ProcessEnv } = {}): Pro
 
 export type ServeOptions = { env?: NodeJS.ProcessEnv; listenAddr?: string; log?: Logger; embedder?: Embedder; store?: Store };
 
+/** The settings that turn a bearer lane on. */
+const IDENTITY_SETTINGS = ["ENGRAM_AUTH_TOKENS", "ENGRAM_AUTH_TOKENS_FILE", "ENGRAM_SERVICE_AUTH_STATIC_TOKENS", "ENGRAM_OIDC_ISSUER", "ENGRAM_SERVICE_AUTH_OIDC_ISSUER"] as const;
+
 /** `engram serve`: one listener for Connect, gRPC, gRPC-Web, MCP and /healthz. */
 export async function serve(opts: ServeOptions = {}): Promise<{ server: RunningServer; engram: Engram; close(): Promise<void> }> {
   const env = opts.env ?? process.env;
   const log = opts.log ?? stderrLogger();
   const engram = await openEngram({ ...opts, env, log });
   if (engram.auth.anonymous) {
-    log.warn("no bearer tokens configured: running ANONYMOUS, every caller shares owner \"\"; set ENGRAM_AUTH_TOKENS or ENGRAM_AUTH_TOKENS_FILE, or ENGRAM_OIDC_ISSUER");
+    // Empty counts as unset, as for every setting; the names (never the values) say which were set so, in case that was a mistake.
+    const empty = IDENTITY_SETTINGS.filter((name) => env[name] !== undefined && env[name]!.trim() === "");
+    log.warn(
+      "no bearer tokens configured: running ANONYMOUS, every caller shares owner \"\"; set ENGRAM_AUTH_TOKENS or ENGRAM_AUTH_TOKENS_FILE, or ENGRAM_OIDC_ISSUER",
+      empty.length > 0 ? { set_but_empty: empty } : {},
+    );
   } else {
     log.info("bearer lanes", { lanes: [...engram.auth.lanes] });
   }

@@ -257,7 +257,8 @@ describe("over stdio", () => {
     expect(err).not.toContain("zzqx");
   });
 
-  it("logs on stderr", () => {
+  it("logs on stderr, and says loudly that a session with no ENGRAM_MCP_OWNER is anonymous", () => {
     expect(stderr).toContain("mcp serving on stdio");
+    expect(stderr).toContain("mcp stdio session is ANONYMOUS");
   });
 });

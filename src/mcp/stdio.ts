@@ -48,6 +48,8 @@ export async function serveStdio(engram: { core: Core }, subject: Subject, extra
   await server.connect(transport);
   answerUnreadableFrames(transport, engram.core.deps.log);
   engram.core.deps.log.info("mcp serving on stdio", { anonymous: subject.anonymous });
+  // As loud as serve's: a client config with an empty owner variable would otherwise share the anonymous bucket unawares.
+  if (subject.anonymous) engram.core.deps.log.warn("mcp stdio session is ANONYMOUS: ENGRAM_MCP_OWNER is unset or empty, so it reads and writes owner \"\"");
   await closed;
   process.stdin.off("end", finish);
   process.stdin.off("close", finish);
