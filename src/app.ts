@@ -8,10 +8,11 @@ import { QdrantSetupError, QdrantStore } from "./store/qdrant/index.js";
 import { type Store, META_EMBEDDER_IDENTITY } from "./store/index.js";
 import { stderrLogger } from "./stderr-logger.js";
 import { mcpHttpHandler } from "./mcp/http-handler.js";
+import { listenAddrOf } from "./listen-addr.js";
 import { dataDirOf } from "./data-dir.js";
 import { accessLog, createMetrics } from "./observe/index.js";
 
-export const DEFAULT_LISTEN_ADDR = "127.0.0.1:8080";
+export { DEFAULT_LISTEN_ADDR } from "./listen-addr.js";
 
 export class StartupError extends Error {
   override readonly name = "StartupError";
@@ -178,7 +179,7 @@ export async function serve(opts: ServeOptions = {}): Promise<{ server: RunningS
   const maxRequestBytes = maxRequestBytesFromEnv(env);
   const connect = connectNodeHandler({ core: engram.core, log, auth: engram.auth, maxRequestBytes, observe }) as Handler;
   const server = await startServer({
-    listenAddr: opts.listenAddr ?? env.ENGRAM_LISTEN_ADDR ?? DEFAULT_LISTEN_ADDR,
+    listenAddr: listenAddrOf(env, opts.listenAddr),
     connect,
     mcp: mcpHttpHandler(engram.core, { maxRequestBytes, observe }),
     metrics: metrics.render,

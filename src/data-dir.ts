@@ -22,6 +22,7 @@ export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
  */
 export function dataDirOf(env: NodeJS.ProcessEnv = process.env): string {
   const set = env[DATA_DIR_ENV];
-  if (!set) return defaultDataDir(env);
+  // Blank is unset: "   " would otherwise be a directory of that name in the working directory.
+  if (!set || set.trim() === "") return defaultDataDir(env);
   return set === ":memory:" ? set : resolve(set);
 }

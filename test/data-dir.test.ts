@@ -1,6 +1,7 @@
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { dataDirOf, defaultDataDir } from "../src/data-dir.js";
+import { listenAddrOf } from "../src/listen-addr.js";
 
 describe("the data directory", () => {
   it("defaults to $XDG_DATA_HOME/engram, wherever the process was started", () => {
@@ -18,7 +19,17 @@ describe("the data directory", () => {
     expect(dataDirOf({ ENGRAM_DATA_DIR: ":memory:" })).toBe(":memory:");
   });
 
-  it("treats an empty ENGRAM_DATA_DIR as unset", () => {
+  it("treats an empty or blank ENGRAM_DATA_DIR as unset, never as a directory named by spaces", () => {
     expect(dataDirOf({ ENGRAM_DATA_DIR: "", HOME: "/home/ada" })).toBe(join("/home/ada", ".local/share/engram"));
+    expect(dataDirOf({ ENGRAM_DATA_DIR: "   ", HOME: "/home/ada" })).toBe(join("/home/ada", ".local/share/engram"));
+  });
+});
+
+describe("the listen address", () => {
+  it("is the flag, else ENGRAM_LISTEN_ADDR, else 127.0.0.1:8080, a blank setting counting as unset", () => {
+    expect(listenAddrOf({ ENGRAM_LISTEN_ADDR: "0.0.0.0:9000" }, "[::1]:8081")).toBe("[::1]:8081");
+    expect(listenAddrOf({ ENGRAM_LISTEN_ADDR: "0.0.0.0:9000" })).toBe("0.0.0.0:9000");
+    expect(listenAddrOf({ ENGRAM_LISTEN_ADDR: "  " })).toBe("127.0.0.1:8080");
+    expect(listenAddrOf({})).toBe("127.0.0.1:8080");
   });
 });

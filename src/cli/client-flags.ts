@@ -57,23 +57,26 @@ export function addClientFlags(cmd: Command): Command {
 export function resolveClient(values: ClientFlagValues, cmd: Command, env: NodeJS.ProcessEnv = process.env): ClientSettings {
   const output: OutputMode = values.output ?? (process.stdout.isTTY ? "text" : "json");
 
-  const timeoutText = values.timeout ?? DEFAULT_TIMEOUT;
+  const fromEnv = cmd.getOptionValueSource("timeout") === "env";
+  // A blank ENGRAM_TIMEOUT is unset, as every setting; a blank --timeout was typed, and is refused.
+  const timeoutText = fromEnv && (values.timeout ?? "").trim() === "" ? DEFAULT_TIMEOUT : (values.timeout ?? DEFAULT_TIMEOUT);
   const ms = parseDurationMs(timeoutText);
-  const from = cmd.getOptionValueSource("timeout") === "env" ? "ENGRAM_TIMEOUT" : "--timeout";
+  const from = fromEnv ? "ENGRAM_TIMEOUT" : "--timeout";
   if (ms === undefined || ms <= 0) throw usageError(`${from} must be a positive duration such as 500ms, 30s or 2m`);
   // Node timers cannot wait longer than 2^31-1 ms; a longer deadline would fire at once.
   if (ms > MAX_TIMEOUT_MS) throw usageError(`${from} must be at most ${MAX_TIMER_HOURS}h`);
 
   const server = values.server?.trim() ?? "";
   if (server === "") throw usageError("--server or ENGRAM_SERVER_URL is required");
+  const serverFrom = cmd.getOptionValueSource("server") === "env" ? "ENGRAM_SERVER_URL" : "--server";
   let url: URL;
   try {
     url = new URL(server);
   } catch {
-    throw usageError("--server must be an absolute http:// or https:// URL");
+    throw usageError(`${serverFrom} must be an absolute http:// or https:// URL`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw usageError("--server must be an absolute http:// or https:// URL");
+    throw usageError(`${serverFrom} must be an absolute http:// or https:// URL`);
   }
 
   const token = resolveToken(values.tokenFile, env);
