@@ -263,6 +263,13 @@ describe("item 11: the server's own words as sent; retired MEM_* variables refus
     ["an operator verb", ["migrate", "status"], { MEM_QDRANT_ADDR: MARK }, one],
     ["serve", ["serve", "--listen-addr", "127.0.0.1:0"], { MEM_QDRANT_ADDR: MARK }, one],
     ["mcp", ["mcp"], { MEM_QDRANT_ADDR: MARK }, one],
+    // The original's own Qdrant address, left set, would otherwise mean a fresh embedded store.
+    [
+      "the original's ENGRAM_QDRANT_ADDR",
+      ["serve", "--listen-addr", "127.0.0.1:0"],
+      { ENGRAM_QDRANT_ADDR: MARK },
+      "engram: ENGRAM_QDRANT_ADDR is the original engram's Qdrant setting, which engram does not read; set ENGRAM_QDRANT_URL (http://host:6333, Qdrant's REST port) instead and unset it",
+    ],
     [
       "two of them",
       ["version"],

@@ -16,7 +16,18 @@ export function legacyEnvNames(env: NodeJS.ProcessEnv): string[] {
     .sort();
 }
 
+/**
+ * The original's Qdrant address (gRPC host:port). engram reads
+ * ENGRAM_QDRANT_URL instead; left in force alone, it would send an operator
+ * who moved over to a fresh embedded store without a word.
+ */
+export const RETIRED_QDRANT_ADDR = "ENGRAM_QDRANT_ADDR";
+
 export function refuseLegacyEnv(env: NodeJS.ProcessEnv = process.env): void {
+  const addr = env[RETIRED_QDRANT_ADDR];
+  if (addr !== undefined && addr.trim() !== "") {
+    throw usageError(`${RETIRED_QDRANT_ADDR} is the original engram's Qdrant setting, which engram does not read; set ENGRAM_QDRANT_URL (http://host:6333, Qdrant's REST port) instead and unset it`);
+  }
   const names = legacyEnvNames(env);
   if (names.length === 0) return;
   const shown = names.map(shownName).filter((n): n is string => n !== undefined);
