@@ -44,6 +44,13 @@ export function oidcIssuers(env: NodeJS.ProcessEnv): string[] {
 
 /** Every bearer lane the environment configures, composed; throws on a setting it cannot use. */
 export function loadAuthenticator(env: NodeJS.ProcessEnv = process.env, warn?: OidcVerifierOptions["warn"]): Authenticator {
+  // An audience alone turns no lane on: the operator meant one, so the start stops rather than run anonymous.
+  for (const [audience, issuer] of [
+    [OIDC_AUDIENCE_ENV, OIDC_ISSUER_ENV],
+    [SERVICE_OIDC_AUDIENCE_ENV, SERVICE_OIDC_ISSUER_ENV],
+  ] as const) {
+    if (textSetting(env, audience) !== undefined && textSetting(env, issuer) === undefined) throw new Error(`${audience} is set but ${issuer} is not; set the issuer whose tokens carry that audience`);
+  }
   const lanes: OidcLane[] = [];
   const human = urlSetting(env, OIDC_ISSUER_ENV);
   const humanClaims = parseClaimList(env[OWNER_CLAIM_ENV], DEFAULT_OWNER_CLAIMS, OWNER_CLAIM_ENV);
