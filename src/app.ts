@@ -2,17 +2,16 @@ import { connectNodeHandler, maxRequestBytesFromEnv } from "./connect/index.js";
 import { ANONYMOUS, createCore, limitsFromEnv, NO_SUMMARY_QUEUE, SummaryQueue, wordVectorsOf, type Core, type CoreDeps, type Logger } from "./core/index.js";
 import { consoleSignInFromEnv, loadAuthenticator, protectedResourceFromEnv, stdioSubject, type Authenticator } from "./auth/index.js";
 import { checkEmbedderIdentity, embedderFromEnv, identityKey, PooledLocalEmbedder, summaryConfigFromEnv, type Embedder, type SummaryConfig } from "./embed/index.js";
-import { allowedOriginsFromEnv, requestTimeoutFromEnv, startServer, type Handler, type RunningServer } from "./server.js";
+import { allowedOriginsFromEnv, listenAddrOf, requestTimeoutFromEnv, startServer, type Handler, type RunningServer } from "./server.js";
 import { EmbeddedStore, StoreOpenError } from "./store/embedded/index.js";
 import { QdrantSetupError, QdrantStore } from "./store/qdrant/index.js";
 import { type Store, META_EMBEDDER_IDENTITY } from "./store/index.js";
 import { stderrLogger } from "./stderr-logger.js";
 import { mcpHttpHandler } from "./mcp/http-handler.js";
-import { listenAddrOf } from "./listen-addr.js";
 import { dataDirOf } from "./data-dir.js";
 import { accessLog, createMetrics } from "./observe/index.js";
 
-export { DEFAULT_LISTEN_ADDR } from "./listen-addr.js";
+export { DEFAULT_LISTEN_ADDR } from "./server.js";
 
 export class StartupError extends Error {
   override readonly name = "StartupError";

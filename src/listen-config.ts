@@ -7,6 +7,15 @@ import net from "node:net";
 import { MAX_TIMER_MS } from "./model/index.js";
 
 export const ALLOWED_ORIGINS_ENV = "ENGRAM_ALLOWED_ORIGINS";
+
+export const DEFAULT_LISTEN_ADDR = "127.0.0.1:8080";
+
+/** The address serve listens on: the flag, else ENGRAM_LISTEN_ADDR unless blank (blank is unset, as for every setting), else the default. */
+export function listenAddrOf(env: NodeJS.ProcessEnv, flag?: string): string {
+  const set = env.ENGRAM_LISTEN_ADDR;
+  return flag ?? (set !== undefined && set.trim() !== "" ? set : DEFAULT_LISTEN_ADDR);
+}
+
 export const REQUEST_TIMEOUT_ENV = "ENGRAM_REQUEST_TIMEOUT_MS";
 /** A client that has not sent its whole request by then is dropped (slow-body attacks). */
 export const REQUEST_TIMEOUT_MS = 30_000;

@@ -44,7 +44,16 @@ import { isSignInPath, serveSignIn } from "./ui/sign-in-route.js";
 import { REQUEST_TIMEOUT_MS, originOf, parseListenAddr } from "./listen-config.js";
 
 export type { AnyRequest, AnyResponse, Handler } from "./node-http.js";
-export { ALLOWED_ORIGINS_ENV, REQUEST_TIMEOUT_ENV, REQUEST_TIMEOUT_MS, allowedOriginsFromEnv, parseListenAddr, requestTimeoutFromEnv } from "./listen-config.js";
+export {
+  ALLOWED_ORIGINS_ENV,
+  DEFAULT_LISTEN_ADDR,
+  REQUEST_TIMEOUT_ENV,
+  REQUEST_TIMEOUT_MS,
+  allowedOriginsFromEnv,
+  listenAddrOf,
+  parseListenAddr,
+  requestTimeoutFromEnv,
+} from "./listen-config.js";
 
 export type ServerOptions = {
   /** "host:port", e.g. "127.0.0.1:8080"; port 0 picks a free port; "[::1]:0" for IPv6. */

@@ -1,7 +1,7 @@
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { dataDirOf, defaultDataDir } from "../src/data-dir.js";
-import { listenAddrOf } from "../src/listen-addr.js";
+import { listenAddrOf } from "../src/listen-config.js";
 
 describe("the data directory", () => {
   it("defaults to $XDG_DATA_HOME/engram, wherever the process was started", () => {
