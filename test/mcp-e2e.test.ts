@@ -187,17 +187,21 @@ describe("over stdio", () => {
 
   sharedBehaviour(() => client);
 
+  /** `engram mcp` as a child whose pipes the test writes and reads itself, frame by frame. */
+  const rawMcp = () =>
+    spawn(process.execPath, [engramBin, "mcp"], {
+      cwd: repoRoot,
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...storeEnv },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+
   it("writes nothing but protocol frames on stdout", () => {
     // A stray line on stdout would fail to parse as JSON-RPC and surface here.
     expect(clientErrors).toEqual([]);
   });
 
   it("exits when its stdin closes", async () => {
-    const child = spawn(process.execPath, [engramBin, "mcp"], {
-      cwd: repoRoot,
-      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...storeEnv },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
+    const child = rawMcp();
     let out = "";
     child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
     child.stdin.write(
@@ -226,11 +230,7 @@ describe("over stdio", () => {
   });
 
   it("answers a line that is not one JSON-RPC message with -32700, as HTTP does, and goes on serving", async () => {
-    const child = spawn(process.execPath, [engramBin, "mcp"], {
-      cwd: repoRoot,
-      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...storeEnv },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
+    const child = rawMcp();
     let out = "";
     let err = "";
     child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
