@@ -7,8 +7,13 @@
  */
 export type OwnerShapeProblem = "whitespace" | "namespaced";
 
+/** Whether `owner` has the `<len>:<claim>:…` form the OIDC lanes store a non-email owner in. */
+export function isNamespacedOwner(owner: string): boolean {
+  return /^\d+:/.test(owner);
+}
+
 export function ownerShapeProblem(owner: string): OwnerShapeProblem | undefined {
   if (/[\s\u0000-\u001f\u007f]/.test(owner)) return "whitespace";
-  if (/^\d+:/.test(owner)) return "namespaced";
+  if (isNamespacedOwner(owner)) return "namespaced";
   return undefined;
 }

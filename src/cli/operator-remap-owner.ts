@@ -2,7 +2,7 @@ import { Option, type Command } from "commander";
 import { argError, EXIT, RULES } from "../argerror/index.js";
 import type { OwnerSource, RemapProgress, RemapReport } from "../operator/remap-owner.js";
 import type { OutputMode } from "./client-flags.js";
-import { ownerShapeProblem } from "../auth/owner-shape.js";
+import { isNamespacedOwner, ownerShapeProblem } from "../auth/owner-shape.js";
 import { usageError } from "./failure.js";
 import {
   addOutputFlag,
@@ -63,7 +63,7 @@ function checkOwner(flag: string, owner: string): void {
 export function targetOwner(to: string | undefined, from: OwnerSource, flag: "--to" | "--owner" = "--to"): string {
   if (to === undefined) throw usageError(argError("to", "required", "--to <owner> is required: the owner the records move to").message);
   checkOwner(flag, to);
-  if (ownerShapeProblem(to) === "whitespace" && !/^\d+:/.test(to)) throw usageError(`${flag} must not contain whitespace: no token or session could act as that owner`);
+  if (ownerShapeProblem(to) === "whitespace" && !isNamespacedOwner(to)) throw usageError(`${flag} must not contain whitespace: no token or session could act as that owner`);
   if ((from.kind === "owner" && from.owner === to) || (from.kind === "anonymous" && to === "")) {
     throw usageError(`${flag} must differ from the owner the records move from; nothing would change`);
   }

@@ -118,13 +118,14 @@ function isCount(v: unknown): boolean {
   return typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
 }
 
+/** The record's instants: created_at always, the others when set. */
+const TIMES = ["created_at", "archived_at", "last_accessed_at", "summary_egress_at"] as const satisfies readonly (keyof MemoryRecord)[];
+
 /**
  * Every field of a record line the store or the core relies on: present
  * when every stored record has it, of its type, and from its closed set. A
  * reason names the field and what it must be, never the value found.
  */
-/** The record's instants: created_at always, the others when set. */
-const TIMES = ["created_at", "archived_at", "last_accessed_at", "summary_egress_at"] as const satisfies readonly (keyof MemoryRecord)[];
 
 function checkRecord(r: Record<string, unknown>, line: number): void {
   const fail = (reason: string): never => {
