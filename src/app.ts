@@ -1,6 +1,6 @@
 import { connectNodeHandler, maxRequestBytesFromEnv } from "./connect/index.js";
 import { ANONYMOUS, createCore, limitsFromEnv, NO_SUMMARY_QUEUE, SummaryQueue, wordVectorsOf, type Core, type CoreDeps, type Logger } from "./core/index.js";
-import { consoleSignInFromEnv, loadAuthenticator, protectedResourceFromEnv, stdioSubject, type Authenticator } from "./auth/index.js";
+import { consoleSignInFromEnv, IDENTITY_SETTINGS, loadAuthenticator, protectedResourceFromEnv, stdioSubject, type Authenticator } from "./auth/index.js";
 import { checkEmbedderIdentity, embedderFromEnv, identityKey, PooledLocalEmbedder, summaryConfigFromEnv, type Embedder, type SummaryConfig } from "./embed/index.js";
 import { allowedOriginsFromEnv, listenAddrOf, requestTimeoutFromEnv, startServer, type Handler, type RunningServer } from "./server.js";
 import { EmbeddedStore, StoreOpenError } from "./store/embedded/index.js";
@@ -148,9 +148,6 @@ export async function serveMcpStdio(opts: { env?: NodeJS.ProcessEnv } = {}): Pro
 }
 
 export type ServeOptions = { env?: NodeJS.ProcessEnv; listenAddr?: string; log?: Logger; embedder?: Embedder; store?: Store };
-
-/** The settings that turn a bearer lane on. */
-const IDENTITY_SETTINGS = ["ENGRAM_AUTH_TOKENS", "ENGRAM_AUTH_TOKENS_FILE", "ENGRAM_SERVICE_AUTH_STATIC_TOKENS", "ENGRAM_OIDC_ISSUER", "ENGRAM_SERVICE_AUTH_OIDC_ISSUER"] as const;
 
 /** `engram serve`: one listener for Connect, gRPC, gRPC-Web, MCP and /healthz. */
 export async function serve(opts: ServeOptions = {}): Promise<{ server: RunningServer; engram: Engram; close(): Promise<void> }> {

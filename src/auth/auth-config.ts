@@ -8,7 +8,7 @@ import type { Authenticator } from "./authenticator.js";
 import { BearerRouter, type OidcLane } from "./bearer-router.js";
 import { OidcVerifier, type OidcVerifierOptions } from "./oidc-verifier.js";
 import { DEFAULT_OWNER_CLAIMS, DEFAULT_SERVICE_OWNER_CLAIMS, OWNER_CLAIM_ENV, SERVICE_OWNER_CLAIMS_ENV, parseClaimList } from "./owner-claim.js";
-import { loadTokenAuth } from "./static-tokens.js";
+import { AUTH_TOKENS_ENV, AUTH_TOKENS_FILE_ENV, SERVICE_STATIC_TOKENS_ENV, loadTokenAuth } from "./static-tokens.js";
 
 export const OIDC_ISSUER_ENV = "ENGRAM_OIDC_ISSUER";
 export const OIDC_AUDIENCE_ENV = "ENGRAM_OIDC_AUDIENCE";
@@ -35,6 +35,9 @@ function textSetting(env: NodeJS.ProcessEnv, name: string): string | undefined {
   const raw = env[name]?.trim();
   return raw === undefined || raw === "" ? undefined : raw;
 }
+
+/** The settings that each turn a bearer lane on: with none of them set, a server runs anonymous. */
+export const IDENTITY_SETTINGS = [AUTH_TOKENS_ENV, AUTH_TOKENS_FILE_ENV, SERVICE_STATIC_TOKENS_ENV, OIDC_ISSUER_ENV, SERVICE_OIDC_ISSUER_ENV] as const;
 
 /** The issuers the OIDC lanes accept, for the protected-resource document. */
 export function oidcIssuers(env: NodeJS.ProcessEnv): string[] {

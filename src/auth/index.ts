@@ -1,7 +1,7 @@
 export type { Authenticator } from "./authenticator.js";
 export { AUTH_FAILURES, AUTH_LANES, admitted, refused } from "./auth-result.js";
 export type { AuthFailure, AuthLane, AuthResult } from "./auth-result.js";
-export { OIDC_AUDIENCE_ENV, OIDC_ISSUER_ENV, SERVICE_OIDC_AUDIENCE_ENV, SERVICE_OIDC_ISSUER_ENV, loadAuthenticator, oidcIssuers } from "./auth-config.js";
+export { IDENTITY_SETTINGS, OIDC_AUDIENCE_ENV, OIDC_ISSUER_ENV, SERVICE_OIDC_AUDIENCE_ENV, SERVICE_OIDC_ISSUER_ENV, loadAuthenticator, oidcIssuers } from "./auth-config.js";
 export { BearerRouter, isJwtShaped } from "./bearer-router.js";
 export { BEARER_TOKEN_FORBIDDEN, bearerTokenUnsendable } from "./bearer-token.js";
 export { CallerGate } from "./caller-gate.js";

@@ -2,11 +2,9 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Option, type Command } from "commander";
 import { argError, ruleError, RULES } from "../argerror/index.js";
-import { DEFAULT_LIMITS } from "../core/limits.js";
-import { checkTags } from "../core/validate.js";
 import type { PurgeReport } from "../operator/index.js";
 // The class table itself, from its own light module: the flag is checked before anything heavy loads.
-import { PURGE_CLASSES, type PurgeClass } from "../operator/purge.js";
+import { checkPurgeFilter, PURGE_CLASSES, type PurgeClass } from "../operator/purge.js";
 import type { OutputMode } from "./client-flags.js";
 import { completesTo } from "./completion-command.js";
 import { usageError } from "./failure.js";
@@ -80,12 +78,10 @@ async function runPurge(o: PurgeFlags): Promise<void> {
   const classes = classesOf(o.class);
   const olderThanS = parseOlderThan(o.olderThan);
   const { scope, chosen } = scopeChoice(o);
-  // Blank narrowing values are refused, never dropped: dropping one widens what is deleted.
-  if (o.category !== undefined && o.category.trim() === "") throw usageError(argError("category", "required", "category must not be blank").message);
   const category = o.category;
   const tags = o.tags ?? [];
   try {
-    checkTags(tags, DEFAULT_LIMITS);
+    checkPurgeFilter(category, tags);
   } catch (err) {
     throw asUsage(err);
   }

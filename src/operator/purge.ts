@@ -1,3 +1,6 @@
+import { argError } from "../argerror/index.js";
+import { DEFAULT_LIMITS } from "../core/limits.js";
+import { checkTags } from "../core/validate.js";
 import type { MemoryRecord } from "../model/record.js";
 import { ANONYMOUS } from "../model/subject.js";
 import type { RecordQuery, Store } from "../store/index.js";
@@ -25,9 +28,20 @@ import { deleteInBatches, isDurableKnowledge, type DeleteProgress } from "./dele
  */
 
 export const PURGE_CLASSES = ["superseded", "expired", "archived"] as const;
+
 export type PurgeClass = (typeof PURGE_CLASSES)[number];
 /** The default window of class archived. */
 export const ARCHIVED_RETENTION_S = 90 * 86_400;
+
+/**
+ * The free-form filter's values, checked before any store is opened: a blank
+ * one would read as "no filter" and widen what is deleted (an empty
+ * `--category "$C"`), so it is refused, in the envelope a write's tags get.
+ */
+export function checkPurgeFilter(category: string | undefined, tags: readonly string[]): void {
+  if (category !== undefined && category.trim() === "") throw argError("category", "required", "category must not be blank");
+  checkTags(tags, DEFAULT_LIMITS);
+}
 
 export type PurgeOptions = {
   classes: readonly PurgeClass[];
