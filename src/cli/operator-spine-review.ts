@@ -158,7 +158,7 @@ export function registerOperatorSpineReview(program: Command): void {
   const scan = group
     .command("scan")
     .summary("count records by scope and category, with archived, expired and superseded buckets (read-only)")
-    .description("Inventory by scope and category. live is what recall sees; archived, superseded and expired records have buckets of their own. Read-only.");
+    .description("Inventory by scope and category. The live bucket is what recall sees; archived, superseded and expired records have buckets of their own. Read-only.");
   addOutputFlag(addScopeFlags(scan)).action(async (o: ScopeFlags) => runScan(o));
 
   const verify = group
@@ -183,7 +183,7 @@ export function registerOperatorSpineReview(program: Command): void {
       .description(
         (archive
           ? "Archive records: hidden from recall, still fetchable by id, undone by restore. "
-          : "Restore archived records to recall. ") + `${APPLY_RULE}.`,
+          : "Restore archived records to recall. ") + `Without --apply it only counts: ${APPLY_RULE}.`,
       )
       .addOption(new Option("--id <id>", "UUID or short id; repeat for several").argParser(collectList))
       .option("--apply", "write: change the records instead of previewing");
