@@ -4,8 +4,9 @@
 // hundred small modules, which is most of what a short verb costs.
 // Plain JavaScript on purpose: `npm ci` runs this through `prepare`, before
 // anything could compile TypeScript. Type checking is `tsc --noEmit -p .`.
-import { chmodSync, mkdtempSync, renameSync, rmSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { createHash } from "node:crypto";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { buildConsole } from "./build-console.mjs";
@@ -101,7 +102,12 @@ export function bundleOptions(entryPoints, outdir) {
  * that starts meanwhile (or a second build running at once) never sees half
  * of each.
  */
-export async function buildDist(dist = join(root, "dist")) {
+export async function buildDist(dist = join(root, "dist"), { force = false } = {}) {
+  // A build that would write what dist/ already holds is skipped: a second
+  // `npm start` from the same checkout then never swaps dist/ out from under
+  // a server still loading chunks and workers from it.
+  const stamp = fingerprint();
+  if (!force && existsSync(join(dist, "engram.js")) && readStamp(dist) === stamp) return false;
   const next = mkdtempSync(join(dirname(dist), ".dist-next-"));
   // mkdtemp makes its folder private (0700), and the rename would carry
   // that onto dist/: a checkout built by root could then be run by no other
@@ -117,9 +123,43 @@ export async function buildDist(dist = join(root, "dist")) {
     );
     // The console ships in the same swap, so dist/ui always matches the server beside it.
     await buildConsole(join(next, "ui"));
+    writeFileSync(join(next, STAMP), stamp + "\n");
     swapIn(next, dist);
   } finally {
     rmSync(next, { recursive: true, force: true });
+  }
+  return true;
+}
+
+/** Beside the bundles: the fingerprint of the inputs they were built from. */
+const STAMP = ".build-stamp";
+/** What the bundles are made of: every file here, by path and content. */
+const INPUTS = ["src", "cmd", "scripts", "package-lock.json"];
+
+function filesUnder(path) {
+  let entries;
+  try {
+    entries = readdirSync(path, { withFileTypes: true });
+  } catch (err) {
+    if (err.code === "ENOTDIR") return [path];
+    if (err.code === "ENOENT") return [];
+    throw err;
+  }
+  return entries.flatMap((e) => filesUnder(join(path, e.name)));
+}
+
+export function fingerprint() {
+  const hash = createHash("sha256");
+  const files = INPUTS.flatMap((p) => filesUnder(join(root, p))).sort();
+  for (const f of files) hash.update(relative(root, f)).update("\0").update(readFileSync(f)).update("\0");
+  return hash.digest("hex");
+}
+
+function readStamp(dist) {
+  try {
+    return readFileSync(join(dist, STAMP), "utf8").trim();
+  } catch {
+    return undefined;
   }
 }
 
@@ -142,4 +182,4 @@ function swapIn(next, dist) {
   }
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await buildDist();
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await buildDist(undefined, { force: process.argv.includes("--force") });

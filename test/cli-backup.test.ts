@@ -8,7 +8,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
+import { openSqlite } from "../src/store/embedded/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXIT } from "../src/argerror/index.js";
 import { backupStore } from "../src/operator/backup.js";
@@ -102,7 +102,7 @@ describe("engram backup", { timeout: 120_000 }, () => {
     const damaged = {
       database: {
         backup: async (to: string) => {
-          const db = new Database(to);
+          const db = openSqlite(to);
           db.exec("CREATE TABLE records (id TEXT PRIMARY KEY, body TEXT)");
           const insert = db.prepare("INSERT INTO records VALUES (?, ?)");
           for (let i = 0; i < 200; i++) insert.run(String(i), "x".repeat(200));

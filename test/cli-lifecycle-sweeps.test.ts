@@ -9,7 +9,7 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
+import { openSqlite } from "../src/store/embedded/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXIT, ruleError } from "../src/argerror/index.js";
 import type { MemoryRecord } from "../src/model/record.js";
@@ -72,7 +72,7 @@ const BACKENDS: Backend[] = [
       const dir = tmp("engram-lifecycle-");
       EmbeddedStore.open({ dataDir: dir, dim: DIM }).close();
       const ids = () => {
-        const db = new Database(join(dir, "engram.db"), { readonly: true });
+        const db = openSqlite(join(dir, "engram.db"), { readonly: true });
         try {
           return (db.prepare("SELECT id FROM records ORDER BY id").all() as { id: string }[]).map((r) => r.id);
         } finally {

@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import Database from "better-sqlite3";
+import { openSqlite, type SqliteDatabase } from "../src/store/embedded/index.js";
 import { afterAll, describe, expect, it } from "vitest";
 import { EXIT } from "../src/argerror/index.js";
 import { revertText } from "../src/cli/operator-migrate.js";
@@ -101,8 +101,8 @@ async function seed(dir: string, n: number, version: number | null, start = 0): 
 }
 
 /** Raw reads straight from the file, independent of the code under test. */
-function withDb<T>(dir: string, fn: (db: Database.Database) => T): T {
-  const db = new Database(join(dir, "engram.db"));
+function withDb<T>(dir: string, fn: (db: SqliteDatabase) => T): T {
+  const db = openSqlite(join(dir, "engram.db"));
   try {
     return fn(db);
   } finally {

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import Database from "better-sqlite3";
+import { openSqlite } from "../src/store/embedded/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXIT, ruleError } from "../src/argerror/index.js";
 import type { FlipDocument } from "../src/cli/operator-spine-review.js";
@@ -119,7 +119,7 @@ describe("engram spine-review", { timeout: 180_000 }, () => {
 
   const storeHash = () => createHash("sha256").update(readFileSync(join(dataDir, "engram.db"))).digest("hex");
   const archivedAt = (id: string) => {
-    const db = new Database(join(dataDir, "engram.db"));
+    const db = openSqlite(join(dataDir, "engram.db"));
     try {
       return (db.prepare("SELECT archived_at FROM records WHERE id = ?").get(id) as { archived_at: string | null }).archived_at;
     } finally {

@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
+import { openSqlite } from "../src/store/embedded/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXIT } from "../src/argerror/index.js";
 import { FakeEmbedder, identityKey } from "../src/embed/index.js";
@@ -227,7 +227,7 @@ describe("the import, export and backup verbs", { timeout: 180_000 }, () => {
     expect(r.stderr).not.toContain("secret");
     expect(r.code).toBe(EXIT.usage);
     expect(r.stdout).toBe("");
-    const db = new Database(join(dataDir, "engram.db"), { readonly: true });
+    const db = openSqlite(join(dataDir, "engram.db"), { readonly: true });
     expect(db.prepare("SELECT id FROM records ORDER BY id").all()).toEqual([{ id: uuid(1) }]);
     db.close();
   });
@@ -319,7 +319,7 @@ describe("the import, export and backup verbs", { timeout: 180_000 }, () => {
 
       // Restore: the file as engram.db in an empty data directory opens as a store.
       const restoreDir = freshDir();
-      const db = new Database(file, { readonly: true });
+      const db = openSqlite(file, { readonly: true });
       const copied = new Set((db.prepare("SELECT id FROM records").all() as { id: string }[]).map((x) => x.id));
       db.close();
       expect(copied.size).toBe(report.records);

@@ -10,7 +10,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
+import { openSqlite } from "../src/store/embedded/index.js";
 import { afterAll, describe, expect, it } from "vitest";
 import { EXIT } from "../src/argerror/index.js";
 import { FakeEmbedder, identityKey, LOCAL_IDENTITY } from "../src/embed/index.js";
@@ -45,7 +45,7 @@ function file(lines: readonly string[]): string {
   return f;
 }
 function ids(dataDir: string): string[] {
-  const db = new Database(join(dataDir, "engram.db"), { readonly: true });
+  const db = openSqlite(join(dataDir, "engram.db"), { readonly: true });
   try {
     return (db.prepare("SELECT id FROM records ORDER BY id").all() as { id: string }[]).map((r) => r.id);
   } finally {
@@ -157,7 +157,7 @@ describe("a failure that is no line's fault keeps its own exit status", { timeou
     const dataDir = fresh("data");
     const first = await runEngram(["import", file([header, line(1)])], { ENGRAM_DATA_DIR: dataDir });
     expect(first.code, first.stderr).toBe(EXIT.ok);
-    const holder = new Database(join(dataDir, "engram.db"));
+    const holder = openSqlite(join(dataDir, "engram.db"));
     holder.exec("BEGIN IMMEDIATE");
     let run;
     try {

@@ -117,7 +117,7 @@ describe("the code follows the picture", () => {
     expect(bad).toEqual([]);
     const qdrant = sourceFiles(join(SRC, "store/qdrant"));
     const embedded = sourceFiles(join(SRC, "store/embedded"));
-    expect(offenders(qdrant, (s) => isPackage(s, ["better-sqlite3", "usearch"]))).toEqual([]);
+    expect(offenders(qdrant, (s) => isPackage(s, ["better-sqlite3", "node:sqlite", "usearch"]))).toEqual([]);
     expect(offenders(embedded, (s) => isPackage(s, ["@qdrant/js-client-rest"]))).toEqual([]);
   });
 

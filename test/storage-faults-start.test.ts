@@ -10,7 +10,7 @@
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync, writeSync, closeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
+import { openSqlite } from "../src/store/embedded/index.js";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { afterAll, describe, expect, it } from "vitest";
@@ -349,7 +349,7 @@ describe("a file the server may not open", () => {
 /** Overwrites the pages between 30% and 70% of the file with a byte no page may start with. */
 /** Overwrites one leaf page of `table` with junk, found through SQLite's dbstat table. */
 function corruptPageOf(file: string, table: string): void {
-  const db = new Database(file, { readonly: true });
+  const db = openSqlite(file, { readonly: true });
   const page = db.prepare("SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf' LIMIT 1 OFFSET 5").pluck().get(table) as number;
   db.close();
   const fd = openSync(file, "r+");

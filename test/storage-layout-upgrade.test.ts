@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
+import { openSqlite, type SqliteDatabase } from "../src/store/embedded/index.js";
 import { afterAll, describe, expect, it } from "vitest";
 import { ANONYMOUS } from "../src/core/index.js";
 import { encodeRecord } from "../src/store/codec.js";
@@ -41,7 +41,7 @@ const rec = (i: number) => syntheticRecord(i, { short_id: `L${String(i).padStart
 
 /** An engram.db as a binary from before the vectors table left it. */
 function writeOldLayout(dir: string): void {
-  const db = new Database(join(dir, "engram.db"));
+  const db = openSqlite(join(dir, "engram.db"));
   db.pragma("journal_mode = WAL");
   db.exec(VECTOR_COLUMN_LAYOUT_SQL);
   const insert = db.prepare(`INSERT INTO records (id, short_id, owner, scope, visibility, category, kind, created_at, not_before,
@@ -57,7 +57,7 @@ function writeOldLayout(dir: string): void {
   db.close();
 }
 
-function columnsOf(db: Database.Database): string[] {
+function columnsOf(db: SqliteDatabase): string[] {
   return (db.prepare("SELECT name FROM pragma_table_info('records')").all() as { name: string }[]).map((c) => c.name);
 }
 
@@ -119,13 +119,13 @@ describe("a store file in the layout with vectors inside the records table", () 
     const old = dataDir();
     writeOldLayout(old);
     // A table in the way makes the copy fail after the old trigger was dropped.
-    const db = new Database(join(old, "engram.db"));
+    const db = openSqlite(join(old, "engram.db"));
     db.exec("CREATE TABLE vectors (x)");
     db.close();
 
     expect(() => EmbeddedStore.open({ dataDir: old, dim: DIM })).toThrow();
 
-    const after = new Database(join(old, "engram.db"));
+    const after = openSqlite(join(old, "engram.db"));
     expect(columnsOf(after)).toContain("vector");
     expect(after.prepare("SELECT count(*) AS n FROM records WHERE vector IS NOT NULL").get()).toEqual({ n: N - 1 });
     const blob = (after.prepare("SELECT vector FROM records WHERE id = ?").get(rec(5).id) as { vector: Buffer }).vector;
@@ -155,7 +155,7 @@ describe("a store file whose update triggers fire on every UPDATE", () => {
       for (let i = 0; i < 20; i++) seeded.writeRecord(rec(i), vec(i));
     });
     await seeded.close();
-    const db = new Database(join(dir, "engram.db"));
+    const db = openSqlite(join(dir, "engram.db"));
     db.exec(UNCONDITIONAL_UPDATE_TRIGGERS);
     db.close();
 

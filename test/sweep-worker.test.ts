@@ -4,7 +4,7 @@
  * records take that path; each test also checks a worker really started.
  */
 import { copyFileSync, existsSync, mkdtempSync } from "node:fs";
-import Database from "better-sqlite3";
+import { openSqlite } from "../src/store/embedded/index.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -202,7 +202,7 @@ describe("a sweep's checkpoints", () => {
     expect(store.database.pragma("wal_autocheckpoint", { simple: true })).toBe(16384);
     const copy = mkdtempSync(join(tmpdir(), "engram-sweepw-copy-"));
     copyFileSync(join(dir, "engram.db"), join(copy, "engram.db"));
-    const file = new Database(join(copy, "engram.db"), { readonly: true });
+    const file = openSqlite(join(copy, "engram.db"), { readonly: true });
     expect(file.prepare("SELECT schema_version AS v, count(*) AS n FROM records GROUP BY schema_version").all()).toEqual([{ v: 2, n: 3000 }]);
     file.close();
     await store.close();

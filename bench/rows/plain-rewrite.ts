@@ -11,16 +11,16 @@
  */
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import Database from "better-sqlite3";
+import { openSqlite, type SqliteDatabase } from "../../src/store/embedded/index.js";
 
 /** Rows rewritten, wall milliseconds, and this process's CPU milliseconds meanwhile (SQLite runs on this thread). */
 export type PlainRewrite = { rows: number; ms: number; cpuMs: number };
 
 /** Opens the store file as the store does (WAL, synchronous NORMAL), runs `work`, which says how many rows it wrote, and closes; timed with the CPU. */
-function onPlainConnection(dataDir: string, work: (db: Database.Database) => number): PlainRewrite {
+function onPlainConnection(dataDir: string, work: (db: SqliteDatabase) => number): PlainRewrite {
   const cpu = process.cpuUsage();
   const t = performance.now();
-  const db = new Database(join(dataDir, "engram.db"));
+  const db = openSqlite(join(dataDir, "engram.db"));
   let rows = 0;
   try {
     db.pragma("journal_mode = WAL");
@@ -56,7 +56,7 @@ export function plainRewrite(dataDir: string): PlainRewrite {
  */
 export function plainDelete(dataDir: string, where: string, params: unknown[], bare = false): PlainRewrite {
   if (bare) {
-    const db = new Database(join(dataDir, "engram.db"));
+    const db = openSqlite(join(dataDir, "engram.db"));
     try {
       const triggers = db.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger'").pluck().all() as string[];
       for (const name of triggers) db.exec(`DROP TRIGGER "${name}"`);

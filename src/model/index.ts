@@ -8,3 +8,4 @@ export { silentLogger } from "./logger.js";
 export { lexicalTerms, lexicalWords, distinctTerms, searchableText, type LexicalWord } from "./lexical-terms.js";
 export { MAX_TIMER_MS, MAX_TIMER_HOURS } from "./timer-limit.js";
 export { CONTROL_CHARACTERS } from "./control-characters.js";
+export { ModuleLoadError, REINSTALL, loadFailureReason } from "./module-load-error.js";

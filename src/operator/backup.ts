@@ -1,8 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { closeSync, linkSync, lstatSync, openSync, renameSync, rmSync, statSync, unlinkSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import Database from "better-sqlite3";
-import type { EmbeddedStore } from "../store/embedded/index.js";
+import { openSqlite, type EmbeddedStore } from "../store/embedded/index.js";
 
 export type BackupReport = {
   file: string;
@@ -108,15 +107,9 @@ export async function backupStore(store: EmbeddedStore, file: string, onProgress
   const partial = partialName(file);
   reserve(partial);
   try {
-    await store.database.backup(partial, {
-      progress: ({ totalPages, remainingPages }) => {
-        onProgress?.(totalPages - remainingPages, totalPages);
-        // Pages per step; a server writing meanwhile waits at most one step.
-        return 256;
-      },
-    });
+    await store.database.backup(partial, ({ totalPages, remainingPages }) => onProgress?.(totalPages - remainingPages, totalPages));
     // Read-write, so closing it leaves no -wal or -shm file beside the copy.
-    const copy = new Database(partial, { fileMustExist: true });
+    const copy = openSqlite(partial, { fileMustExist: true });
     let records: number;
     try {
       const check = copy.pragma("quick_check", { simple: true });

@@ -53,8 +53,9 @@ export function headerLine(h: Omit<ExportHeader, "format" | "version">): string 
   return canonicalJson({ format: EXPORT_FORMAT, version: EXPORT_FORMAT_VERSION, embedder: h.embedder, vectors: h.vectors });
 }
 
-export function recordLine(record: MemoryRecord, vector: Buffer | undefined): string {
-  return canonicalJson(vector === undefined ? { record } : { record, vector: vector.toString("base64") });
+export function recordLine(record: MemoryRecord, vector: Uint8Array | undefined): string {
+  // Every SQLite driver hands a BLOB back as bytes, not all of them as a Buffer.
+  return canonicalJson(vector === undefined ? { record } : { record, vector: Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString("base64") });
 }
 
 function parseJson(text: string, line: number): unknown {

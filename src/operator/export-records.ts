@@ -57,7 +57,7 @@ export async function exportRecords(store: EmbeddedStore, opts: ExportOptions): 
     for (let at = 0; at < total; at += PAGE) {
       const lines: string[] = [];
       for (const rid of rids.slice(at, at + PAGE)) {
-        const r = row.get(rid) as { payload: string; vector: Buffer | null };
+        const r = row.get(rid) as { payload: string; vector: Uint8Array | null };
         lines.push(recordLine(decodeRecord(r.payload) as MemoryRecord, r.vector ?? undefined) + "\n");
       }
       await opts.write(lines.join(""));

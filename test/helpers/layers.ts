@@ -58,7 +58,7 @@ export const WIRE_PACKAGES = [
 ] as const;
 
 /** The drivers of the storage backends: only the backend that owns one may load it. */
-export const BACKEND_DRIVERS = ["better-sqlite3", "@qdrant/js-client-rest", "usearch"] as const;
+export const BACKEND_DRIVERS = ["better-sqlite3", "node:sqlite", "@qdrant/js-client-rest", "usearch"] as const;
 
 /**
  * Operator files that still load a backend driver themselves, each with why;
@@ -66,7 +66,6 @@ export const BACKEND_DRIVERS = ["better-sqlite3", "@qdrant/js-client-rest", "use
  * operator port removes it here (test/layering.test.ts fails until it is removed).
  */
 export const OPERATOR_DEBT = new Map<string, string>([
-  ["src/operator/backup.ts", "opens the finished copy with better-sqlite3 to count and check it; the embedded backend has no operator port for that yet"],
   ["src/operator/reindex-qdrant.ts", "holds a QdrantClient (type only) from the Qdrant operator port's connection"],
 ]);
 

@@ -1,4 +1,4 @@
-import type Database from "better-sqlite3";
+import type { SqliteDatabase, SqliteStatement } from "./sqlite/index.js";
 import type { MemoryRecord, ScoredRecord } from "../../model/record.js";
 import type { Subject } from "../../model/subject.js";
 import type { BatchBudget, MigrationStore, PassSource, RowRewrite, VersionedRow, WriteOutcome } from "../migrations/migration-store.js";
@@ -90,7 +90,7 @@ export class EmbeddedStore implements Store, MigrationStore {
     return guardStoreFaults(store, WRITE_METHODS, store.h.health);
   }
 
-  get database(): Database.Database {
+  get database(): SqliteDatabase {
     return this.h.db;
   }
 

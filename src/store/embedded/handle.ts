@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import Database from "better-sqlite3";
+import { sqliteDriver, type SqliteDatabase, type SqliteStatement } from "./sqlite/index.js";
 import type { Logger } from "../../model/logger.js";
 import { META_WRITE_PROBE } from "../meta-keys.js";
 import { faultCause, storeFaultOf } from "../store-fault.js";
@@ -60,7 +60,7 @@ const SILENT: Logger = { info() {}, warn() {}, error() {} };
  * write health that decide whether the store may be used at all.
  */
 export class StoreHandle {
-  readonly db: Database.Database;
+  readonly db: SqliteDatabase;
   readonly log: Logger;
   readonly health: WriteHealth;
   /** Set once the store is closed: background work must stop touching it. */
@@ -74,9 +74,11 @@ export class StoreHandle {
       prepareDataDir(opts.dataDir, file);
       refuseEmptyWithRecords(file, join(opts.dataDir, "vectors"));
     }
-    let db: Database.Database | undefined;
+    // Outside the try: a driver that cannot load is named as such, never blamed on the file.
+    const driver = sqliteDriver();
+    let db: SqliteDatabase | undefined;
     try {
-      db = new Database(file);
+      db = driver.open(file, {});
       db.pragma("journal_mode = WAL");
       db.pragma("synchronous = NORMAL");
       db.pragma("busy_timeout = 5000");
@@ -180,16 +182,16 @@ export class StoreHandle {
 
   // ---- the connection --------------------------------------------------------
 
-  private readonly statements = new Map<string, Database.Statement>();
+  private readonly statements = new Map<string, SqliteStatement>();
 
   /** Prepared once per connection: preparing is most of the cost of a small statement. */
-  stmt(sql: string): Database.Statement {
+  stmt(sql: string): SqliteStatement {
     let st = this.statements.get(sql);
     if (!st) this.statements.set(sql, (st = this.db.prepare(sql)));
     return st;
   }
 
-  private dataVersionStmt: Database.Statement | undefined;
+  private dataVersionStmt: SqliteStatement | undefined;
 
   /** Every read asks this, so the statement is prepared once: db.pragma() prepares it anew on each call. */
   readDataVersion(): number {

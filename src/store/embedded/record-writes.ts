@@ -1,4 +1,4 @@
-import type Database from "better-sqlite3";
+import type { SqliteDatabase, SqliteStatement } from "./sqlite/index.js";
 import type { MemoryRecord } from "../../model/record.js";
 import type { Subject } from "../../model/subject.js";
 import { decodeRecord, encodeRecord, type IndexedColumns } from "../codec.js";
@@ -152,7 +152,7 @@ export class RecordWrites {
   }
 
   /** writeRecord's UPDATE statements, by which indexed columns they leave alone and how they find the row. */
-  private readonly updates: ({ cols: readonly (typeof UPDATE_COLUMNS)[number][]; st: Database.Statement } | undefined)[] = [];
+  private readonly updates: ({ cols: readonly (typeof UPDATE_COLUMNS)[number][]; st: SqliteStatement } | undefined)[] = [];
 
   /** Part of writeRecord: the vector of the record row just written. */
   private writeVector(id: string, vector: Float32Array): void {

@@ -1,4 +1,4 @@
-import type Database from "better-sqlite3";
+import type { SqliteDatabase, SqliteStatement } from "./sqlite/index.js";
 import type { Logger } from "../../model/logger.js";
 import { SCHEMA_SQL } from "./sqlite-schema.js";
 
@@ -17,7 +17,7 @@ import { SCHEMA_SQL } from "./sqlite-schema.js";
  * Returns the number of vectors moved, or undefined when the file already
  * had the current layout.
  */
-export function upgradeLayout(db: Database.Database, log: Logger): number | undefined {
+export function upgradeLayout(db: SqliteDatabase, log: Logger): number | undefined {
   if (!hasVectorColumn(db)) return undefined;
   let moved: number | undefined;
   let records = 0;
@@ -46,7 +46,7 @@ export function upgradeLayout(db: Database.Database, log: Logger): number | unde
   return moved;
 }
 
-function hasVectorColumn(db: Database.Database): boolean {
+function hasVectorColumn(db: SqliteDatabase): boolean {
   const cols = db.prepare("SELECT name FROM pragma_table_info('records')").all() as { name: string }[];
   return cols.some((c) => c.name === "vector");
 }
@@ -62,7 +62,7 @@ function hasVectorColumn(db: Database.Database): boolean {
  *
  * Returns true when it upgraded.
  */
-export function upgradeUpdateTriggers(db: Database.Database, log: Logger): boolean {
+export function upgradeUpdateTriggers(db: SqliteDatabase, log: Logger): boolean {
   if (updateTriggersCurrent(db)) return false;
   let upgraded = false;
   db.transaction(() => {
@@ -76,7 +76,7 @@ export function upgradeUpdateTriggers(db: Database.Database, log: Logger): boole
 }
 
 /** True when both update triggers name their columns, or the file has none yet (the schema script creates them so). */
-function updateTriggersCurrent(db: Database.Database): boolean {
+function updateTriggersCurrent(db: SqliteDatabase): boolean {
   const rows = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name IN ('records_au', 'records_au_fts', 'records_au_terms')").all() as { sql: string }[];
   return rows.every((r) => /\bAFTER\s+UPDATE\s+OF\b/i.test(r.sql));
 }

@@ -5,10 +5,10 @@
  * after checking each record is unchanged since.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import Database from "better-sqlite3";
 import { backwardVisitor, forwardVisitor } from "../migrations/runner.js";
 import { STEPS } from "../migrations/registry.js";
 import { CHANGE_LOG_HEAD_SQL } from "./sqlite-schema.js";
+import { openSqlite, type SqliteDatabase } from "./sqlite/index.js";
 import type { SweepJob, SweepMessage } from "./sweep-helper.js";
 import { CHUNK_ROWS_SQL, RowFailure, scanChunk, type RowSource, type SweepRow } from "./sweep-row.js";
 import type { VersionedRow } from "../migrations/migration-store.js";
@@ -28,7 +28,7 @@ function visitorOf(j: SweepJob): (row: VersionedRow, ctx: StepContext) => Payloa
   return (row) => (refusalOf(row.version) ? undefined : visit(row));
 }
 
-function run(db: Database.Database, j: SweepJob): number {
+function run(db: SqliteDatabase, j: SweepJob): number {
   const stmt = db.prepare(CHUNK_ROWS_SQL[j.direction]).raw(true);
   const read: RowSource = (lo, hi, v) => stmt.iterate(lo, hi, v) as Iterable<SweepRow>;
   const visit = visitorOf(j);
@@ -59,7 +59,7 @@ function run(db: Database.Database, j: SweepJob): number {
 
 // Closed before "done": a connection left open would keep its read mark on
 // the WAL, and no checkpoint of the main thread's writes could pass it.
-const db = new Database(job.file, { readonly: true, fileMustExist: true });
+const db = openSqlite(job.file, { readonly: true, fileMustExist: true });
 let seq: number;
 try {
   seq = run(db, job);

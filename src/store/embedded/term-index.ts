@@ -1,4 +1,4 @@
-import type Database from "better-sqlite3";
+import type { SqliteDatabase, SqliteStatement } from "./sqlite/index.js";
 import { distinctTerms, searchableText } from "../../model/lexical-terms.js";
 import type { Logger } from "../../model/logger.js";
 import { META_TERM_INDEX } from "../meta-keys.js";
@@ -17,8 +17,8 @@ export function termsOf(payload: string): string {
     (SELECT group_concat(value, ' ') FROM json_each(${payload}, '$.tags')))`;
 }
 
-export function registerTermFunction(db: Database.Database): void {
-  db.function(TERMS_FUNCTION, { deterministic: true }, (content: unknown, summary: unknown, tags: unknown) =>
+export function registerTermFunction(db: SqliteDatabase): void {
+  db.function(TERMS_FUNCTION, (content, summary, tags) =>
     distinctTerms(searchableText({ content: String(content ?? ""), summary: String(summary ?? "") }) + ` ${String(tags ?? "")}`).join(" "),
   );
 }
@@ -30,7 +30,7 @@ export function registerTermFunction(db: Database.Database): void {
  * its triggers, and `buildTermIndex` fills it in the background. Returns
  * true when it upgraded.
  */
-export function dropWordIndex(db: Database.Database, log: Logger): boolean {
+export function dropWordIndex(db: SqliteDatabase, log: Logger): boolean {
   const hasOld = () => db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'records_fts'").get() !== undefined;
   if (!hasOld()) return false;
   let dropped = false;
@@ -48,12 +48,12 @@ export function dropWordIndex(db: Database.Database, log: Logger): boolean {
   return dropped;
 }
 
-export function termIndexComplete(db: Database.Database): boolean {
+export function termIndexComplete(db: SqliteDatabase): boolean {
   return db.prepare("SELECT 1 FROM meta WHERE key = ?").get(META_TERM_INDEX) !== undefined;
 }
 
 /** Marks a store with no records as complete: nothing to build. */
-export function markTermIndexIfEmpty(db: Database.Database): void {
+export function markTermIndexIfEmpty(db: SqliteDatabase): void {
   if (termIndexComplete(db)) return;
   db.transaction(() => {
     if (db.prepare("SELECT 1 FROM records LIMIT 1").get() === undefined) {
@@ -75,7 +75,7 @@ const PROGRESS_EVERY_MS = 2_000;
  * vector, only not yet by its words. It stops when `yieldSlice` says the
  * store has closed.
  */
-export async function buildTermIndex(db: Database.Database, log: Logger, yieldSlice: () => Promise<boolean>): Promise<void> {
+export async function buildTermIndex(db: SqliteDatabase, log: Logger, yieldSlice: () => Promise<boolean>): Promise<void> {
   if (termIndexComplete(db)) return;
   const total = (db.prepare("SELECT count(*) AS n FROM records").get() as { n: number }).n;
   const upTo = db.prepare("SELECT max(rid) AS r FROM (SELECT rid FROM records WHERE rid > ? ORDER BY rid LIMIT ?)").pluck();

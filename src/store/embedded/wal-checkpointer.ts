@@ -1,5 +1,5 @@
-import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
+import { workerOpenSource } from "./sqlite/index.js";
 
 /** How often the checkpointer copies what has been committed since its last round. */
 const ROUND_MS = 25;
@@ -23,24 +23,25 @@ export class WalCheckpointer {
   private readonly ended: Promise<void>;
 
   constructor(file: string) {
-    const sqlite = createRequire(import.meta.url).resolve("better-sqlite3");
+    const { code: open, driver } = workerOpenSource();
     // Plain CommonJS on purpose: the worker needs nothing but the driver.
     const code = `
       const { workerData } = require("node:worker_threads");
-      const Database = require(workerData.sqlite);
-      const db = new Database(workerData.file, { fileMustExist: true });
+      ${open}
+      const db = openDb(workerData.file, false);
       try {
-        db.pragma("busy_timeout = 0");
+        db.exec("PRAGMA busy_timeout = 0");
+        const checkpoint = db.prepare("PRAGMA wal_checkpoint(PASSIVE)");
         // After stop, one more round: it copies what the last pass committed.
         for (;;) {
-          try { db.pragma("wal_checkpoint(PASSIVE)"); } catch {}
+          try { checkpoint.all(); } catch {}
           if (Atomics.load(workerData.flag, 0) !== 0) break;
           Atomics.wait(workerData.flag, 0, 0, workerData.roundMs);
         }
       } finally {
         db.close();
       }`;
-    this.worker = new Worker(code, { eval: true, workerData: { sqlite, file, flag: this.flag, roundMs: ROUND_MS } });
+    this.worker = new Worker(code, { eval: true, workerData: { driver, file, flag: this.flag, roundMs: ROUND_MS } });
     this.worker.unref();
     this.ended = new Promise<void>((resolve) => {
       this.worker.once("exit", () => resolve());
