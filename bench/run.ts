@@ -4,12 +4,14 @@
  *
  *   ENGRAM_BENCH_RECORDS  records for the store-sized rows (default 100000)
  *   ENGRAM_BENCH_ONLY     comma-separated section names to run (default: all)
+ *   ENGRAM_BENCH_JSON     also write the rows to this file, as JSON (bench/sqlite-drivers.ts reads it)
  *   --growth, or ENGRAM_BENCH_GROWTH=1: the growth curve instead
  *                         (bench/growth/curve.ts; sizes from ENGRAM_BENCH_GROWTH_SIZES)
  *
  * The closing Markdown table is what docs/performance.md keeps, with the
  * machine line printed above it.
  */
+import { writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import type { BenchRow, BenchSection } from "./bench-row.js";
 import { bulkIngestion } from "./rows/bulk-ingestion.js";
@@ -17,6 +19,7 @@ import { cliStart } from "./rows/cli-start.js";
 import { growthCurve } from "./growth/curve.js";
 import { embedCost } from "./rows/embed-cost.js";
 import { healthzUnderLoad } from "./rows/healthz-under-load.js";
+import { importRate } from "./rows/import-rate.js";
 import { lifecycleSweeps } from "./rows/lifecycle-sweeps.js";
 import { operatorSweeps } from "./rows/operator-sweeps.js";
 import { readCost } from "./rows/read-cost.js";
@@ -31,6 +34,7 @@ const SECTIONS: Record<string, BenchSection> = {
   "operator-sweeps": operatorSweeps,
   "bulk-ingestion": bulkIngestion,
   "lifecycle-sweeps": lifecycleSweeps,
+  "import-rate": importRate,
 };
 
 function selected(): [string, BenchSection][] {
@@ -72,6 +76,7 @@ async function main(): Promise<void> {
   }
   console.log(`\nmachine at the end: ${machineLine()}\n`);
   console.log(table(rows));
+  if (process.env.ENGRAM_BENCH_JSON) writeFileSync(process.env.ENGRAM_BENCH_JSON, JSON.stringify(rows));
 }
 
 await main();
