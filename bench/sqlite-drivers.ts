@@ -3,7 +3,9 @@
  * once per driver on this runtime, side by side in one run: each section
  * runs in a child with ENGRAM_SQLITE_DRIVER set, better-sqlite3 and then
  * node:sqlite, section by section so both meet the same machine. The table
- * gives each row's figure under both and node:sqlite's over better-sqlite3's.
+ * gives each row's figure under both and node:sqlite's over better-sqlite3's:
+ * of the row's ratio to its same-run reference where it has one, else of the
+ * figure itself (for a rate, above 1 is faster; for a time, slower).
  *
  *   ENGRAM_BENCH_RECORDS   records for the store-sized rows (default 100000)
  *   ENGRAM_DRIVER_SECTIONS comma-separated sections (default below)
@@ -47,9 +49,11 @@ for (const section of SECTIONS) {
   const got = Object.fromEntries(DRIVERS.map((d) => [d, runSection(section, d)])) as Record<(typeof DRIVERS)[number], BenchRow[]>;
   for (const [i, row] of got["better-sqlite3"].entries()) {
     const other = got["node:sqlite"][i];
-    const a = number(row.value);
-    const b = other ? number(other.value) : undefined;
-    const cell = (r: BenchRow | undefined) => (r ? `${r.value}${r.reference ? ` (ref. ${r.reference})` : ""}` : "—");
+    // A row judged against a same-run reference compares by that ratio, which the machine's noise mostly cancels out of.
+    const a = row.ratio ?? number(row.value);
+    const b = other ? (other.ratio ?? number(other.value)) : undefined;
+    const cell = (r: BenchRow | undefined) =>
+      r ? `${r.value}${r.reference ? ` (ref. ${r.reference}${r.ratio !== undefined ? `; ${r.ratio.toFixed(2)}×` : ""})` : ""}` : "—";
     const ratio = a !== undefined && b !== undefined && a > 0 ? `${(b / a).toFixed(2)}×` : "";
     lines.push(`| ${section} | ${row.measure.replace(/\|/g, "\\|")} | ${cell(row).replace(/\|/g, "\\|")} | ${cell(other).replace(/\|/g, "\\|")} | ${ratio} |`);
   }
