@@ -18,7 +18,9 @@ import { documentedServers } from "./helpers/mcp-client-configs.js";
 
 const run = promisify(execFile);
 const ROOT = resolve(".");
-const NPM = join(dirname(process.execPath), "npm");
+/** The folder of the npm (and npx) beside this node, else of the first on PATH: a node taken alone from the registry ships none. */
+const NPM_DIR = [dirname(process.execPath), ...(process.env.PATH ?? "").split(":")].find((d) => d !== "" && existsSync(join(d, "npx"))) ?? dirname(process.execPath);
+const NPM = join(NPM_DIR, "npm");
 const scratch = mkdtempSync(join(tmpdir(), "engram-install-"));
 
 type PackEntry = { filename: string; files: { path: string }[] };
@@ -42,7 +44,9 @@ describe("the installable package", () => {
     // The suite's global setup has just built dist/; pack exactly that (running
     // `prepare` again here would rebuild dist/ under the other test files' feet).
     const packed = await run(NPM, ["pack", "--ignore-scripts", "--json", "--pack-destination", scratch], { cwd: ROOT, timeout: 120_000, maxBuffer: 16 << 20 });
-    const [entry] = JSON.parse(packed.stdout) as PackEntry[];
+    // npm 11 prints a list of packed packages, npm 12 an object keyed by name.
+    const report = JSON.parse(packed.stdout) as PackEntry[] | Record<string, PackEntry>;
+    const entry = Array.isArray(report) ? report[0] : Object.values(report)[0];
     const paths = entry!.files.map((f) => f.path);
     expect(paths).toContain("bin/engram.js");
     expect(paths).toContain("package.json");
@@ -100,5 +104,16 @@ describe("the installable package", () => {
     } finally {
       await second.close();
     }
+
+    // Without a global install: npx runs the same binary from the tarball, as docs/mcp-clients.md shows.
+    const npx = new Client({ name: "install-test-npx", version: "0" });
+    const npxEnv = { PATH: [NPM_DIR, dirname(process.execPath), "/usr/bin", "/bin"].join(":"), HOME: home, XDG_DATA_HOME: join(scratch, "xdg-npx") };
+    await npx.connect(new StdioClientTransport({ command: "npx", args: ["-y", "--package", join(scratch, entry!.filename), "engram", "mcp"], env: npxEnv, cwd: scratch, stderr: "pipe" }));
+    try {
+      expect((await npx.listTools()).tools).toHaveLength(20);
+    } finally {
+      await npx.close();
+    }
   }, 600_000);
 });
+
