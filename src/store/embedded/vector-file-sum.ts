@@ -11,7 +11,7 @@ import { open } from "node:fs/promises";
  */
 export type FileSum = { bytes: number; sha256: string };
 
-/** Bytes hashed per synchronous read: a few milliseconds of work each. */
+/** Bytes hashed at once: a few milliseconds at the speed above, the event loop's longest wait for a check. */
 const CHUNK_BYTES = 4 * 1024 * 1024;
 
 export function newHash(): Hash {
@@ -21,6 +21,19 @@ export function newHash(): Hash {
 export function isFileSum(value: unknown): value is FileSum {
   const sum = value as FileSum;
   return typeof sum === "object" && sum !== null && Number.isSafeInteger(sum.bytes) && sum.bytes >= 0 && typeof sum.sha256 === "string" && /^[0-9a-f]{64}$/.test(sum.sha256);
+}
+
+/**
+ * Hashes `bytes` a chunk at a time, `between` running after each chunk (so
+ * a slice read at once is never hashed at once); false when `between` said
+ * to stop.
+ */
+export async function hashInChunks(hash: Hash, bytes: Uint8Array, between: () => Promise<boolean>): Promise<boolean> {
+  for (let at = 0; at < bytes.length; at += CHUNK_BYTES) {
+    hash.update(bytes.subarray(at, Math.min(bytes.length, at + CHUNK_BYTES)));
+    if (!(await between())) return false;
+  }
+  return true;
 }
 
 /** The sum of the file at `path`, read a chunk at a time. */
@@ -54,9 +67,9 @@ export function fileMatches(path: string, want: FileSum): "ok" | "size" | "check
 }
 
 /**
- * fileMatches for a start that must keep answering: the file is read and
- * hashed `sliceBytes` at a time, `between` running after each slice; false
- * from it stops the check ("stopped").
+ * fileMatches for a start that must keep answering: the file is read
+ * `sliceBytes` at a time off the event loop and hashed in chunks, `between`
+ * running after each chunk; false from it stops the check ("stopped").
  */
 export async function fileMatchesInSlices(
   path: string,
@@ -73,9 +86,8 @@ export async function fileMatchesInSlices(
     for (;;) {
       const { bytesRead } = await file.read(slice, 0, slice.length, position);
       if (bytesRead === 0) break;
-      hash.update(slice.subarray(0, bytesRead));
       position += bytesRead;
-      if (!(await between())) return "stopped";
+      if (!(await hashInChunks(hash, slice.subarray(0, bytesRead), between))) return "stopped";
     }
     if (position !== want.bytes) return "size";
     return hash.digest("hex") === want.sha256 ? "ok" : "checksum";

@@ -1,7 +1,7 @@
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { join } from "node:path";
-import { fileMatches, fileMatchesInSlices, newHash } from "./vector-file-sum.js";
+import { fileMatches, fileMatchesInSlices, hashInChunks, newHash } from "./vector-file-sum.js";
 import { MANIFEST, readManifest, refused, type Manifest, type SnapshotFault } from "./vector-snapshot.js";
 import type { VectorSlots } from "./vector-slots.js";
 
@@ -43,10 +43,10 @@ export function readVectors(dir: string, manifest: Manifest, slots: VectorSlots)
 }
 
 /**
- * readVectors for a start that must keep answering: the file is read and
- * hashed a slice at a time off the event loop (a million 512-d rows are
- * 2 GB, seconds of one synchronous read), and the slots are mapped a slice
- * per turn, `between` running after each slice.
+ * readVectors for a start that must keep answering: the file is read a
+ * slice at a time off the event loop (a million 512-d rows are 2 GB, seconds
+ * of one synchronous read) and hashed in chunks, and the slots are mapped a
+ * slice per turn, `between` running after each chunk and slice.
  */
 export async function readVectorsInSlices(
   dir: string,
@@ -67,10 +67,9 @@ export async function readVectorsInSlices(
         for (let done = 0; done < into.length; ) {
           const { bytesRead } = await file.read(into, done, Math.min(sliceBytes, into.length - done), position);
           if (bytesRead === 0) return fault("vectors", "size", name);
-          hash.update(into.subarray(done, done + bytesRead));
+          if (!(await hashInChunks(hash, into.subarray(done, done + bytesRead), between))) return "stopped";
           done += bytesRead;
           position += bytesRead;
-          if (!(await between())) return "stopped";
         }
       }
     } finally {
