@@ -5,8 +5,6 @@ import { mulberry32 } from "./synthetic-vectors.js";
 
 const REPO = fileURLToPath(new URL("../..", import.meta.url));
 
-/** The one line a start logs when it meets a damaged vector snapshot. */
-export const DAMAGE_MSG = "vector snapshot damaged: set aside, rebuilding the index from the records";
 
 /** Ways a snapshot file can be damaged; each rewrites the file at `path` in place. */
 export const damage = {

@@ -19,6 +19,9 @@ const GROUP_SLICE = 1000;
 /** A progress line at most this often while the index catches up or builds. */
 const PROGRESS_EVERY_MS = 2000;
 
+/** The one line a start logs when it meets a damaged vector snapshot (docs/operations.md quotes it). */
+export const SNAPSHOT_DAMAGED_MSG = "vector snapshot damaged: set aside, rebuilding the index from the records";
+
 type OriginVerdict = { ok: true; seq: number } | { ok: false; reason: string };
 
 /**
@@ -187,7 +190,7 @@ export class VectorKeeper {
    * finds none and says only that it builds the index.
    */
   private logDamage(fault: SnapshotFault): void {
-    this.h.log.warn("vector snapshot damaged: set aside, rebuilding the index from the records", {
+    this.h.log.warn(SNAPSHOT_DAMAGED_MSG, {
       reason: fault.reason,
       files: fault.damaged.join(","),
       records: this.m.attrs.size,
