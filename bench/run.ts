@@ -25,6 +25,7 @@ import { snapshotCheck } from "./rows/snapshot-check.js";
 
 const SECTIONS: Record<string, BenchSection> = {
   "search-and-start": searchAndStart,
+  "snapshot-check": snapshotCheck,
   "healthz-under-load": healthzUnderLoad,
   "embed-cost": embedCost,
   "cli-start": cliStart,
@@ -32,7 +33,6 @@ const SECTIONS: Record<string, BenchSection> = {
   "operator-sweeps": operatorSweeps,
   "bulk-ingestion": bulkIngestion,
   "lifecycle-sweeps": lifecycleSweeps,
-  "snapshot-check": snapshotCheck,
 };
 
 function selected(): [string, BenchSection][] {
