@@ -170,6 +170,7 @@ describe("a start on a damaged vector snapshot", () => {
       const lines = damageLines(o);
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatchObject({ level: "warn", records: RECORDS });
+      expect(o.lines.filter((l) => String(l.msg).startsWith("no usable vector snapshot"))).toEqual([]);
     }, 120_000);
   }
 
@@ -207,6 +208,25 @@ describe("a snapshot written by the previous version, without checksums", () => 
     await reopened.warm();
     expect(next.text()).not.toContain("vector snapshot");
     await reopened.close();
+  });
+});
+
+describe("setting a damaged snapshot aside", () => {
+  it("keeps only the latest damage: a second one replaces the files the first set aside", () => {
+    const folder = join(scratch(), "vectors");
+    const aside = () => readdirSync(folder).filter((n) => n.endsWith(DAMAGED_SUFFIX)).sort();
+    const index = new VectorIndex(4);
+    index.upsert(1, [1, 0, 0, 0]);
+    const names: string[] = [];
+    for (const seed of [1, 2]) {
+      index.save(folder);
+      const vectorsFile = readdirSync(folder).find((n) => n.startsWith("vectors-") && !n.endsWith(DAMAGED_SUFFIX))!;
+      names.push(vectorsFile);
+      damage.garbage(join(folder, vectorsFile), seed);
+      expect(VectorIndex.load(folder, 4)).toBeUndefined();
+      expect(aside()).toEqual(["manifest.json.damaged", `${vectorsFile}.damaged`]);
+    }
+    expect(names[0]).not.toBe(names[1]);
   });
 });
 
