@@ -185,10 +185,7 @@ export class VectorKeeper {
     this.adoptIndex(dir, loaded, fault);
   }
 
-  /**
-   * One line per damaged snapshot: set aside by the load, so the next start
-   * finds none and says only that it builds the index.
-   */
+  /** One line per damaged snapshot: the load set it aside, so no later start meets it again. */
   private logDamage(fault: SnapshotFault): void {
     this.h.log.warn(SNAPSHOT_DAMAGED_MSG, {
       reason: fault.reason,
