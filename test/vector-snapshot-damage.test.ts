@@ -111,6 +111,9 @@ beforeAll(async () => {
   await second.warm();
   await second.close();
 
+  for (const kind of ["vectors", "graph"] as const) {
+    if (size(fileOf(olderGeneration, kind)) !== size(fileOf(pristine, kind))) throw new Error(`the two generations' ${kind} files differ in length`);
+  }
   intact = await startAndAsk(env(copyOfPristine()), QUERIES, K);
 }, 240_000);
 
@@ -131,22 +134,25 @@ describe("the intact store the damaged copies are measured against", () => {
 });
 
 type Kind = "manifest" | "vectors" | "graph";
-type Case = { name: string; kind: Kind; apply: (path: string, older: string) => void };
+/** A damage, and the check that must catch it (the reason the start logs). */
+type Case = { name: string; kind: Kind; apply: (path: string, older: string) => void; reason: string };
 
 const size = (path: string) => statSync(path).size;
 const CASES: Case[] = [
   ...(["graph", "vectors"] as const).flatMap((kind): Case[] => [
-    { name: `${kind} file truncated to 64 bytes`, kind, apply: (p) => damage.truncateTo(p, 64) },
-    { name: `${kind} file truncated to half`, kind, apply: (p) => damage.truncateTo(p, Math.floor(size(p) / 2)) },
-    { name: `${kind} file short of its last byte`, kind, apply: (p) => damage.truncateTo(p, size(p) - 1) },
-    { name: `${kind} file overwritten with garbage of the same size`, kind, apply: (p) => damage.garbage(p, 42) },
-    { name: `${kind} file with one byte changed in the middle`, kind, apply: (p) => damage.flipByte(p, Math.floor(size(p) / 2)) },
-    { name: `${kind} file replaced by the previous generation's`, kind, apply: (p, older) => damage.swapWith(p, older) },
+    { name: `${kind} file truncated to 64 bytes`, kind, apply: (p) => damage.truncateTo(p, 64), reason: `${kind} file size mismatch` },
+    { name: `${kind} file truncated to half`, kind, apply: (p) => damage.truncateTo(p, Math.floor(size(p) / 2)), reason: `${kind} file size mismatch` },
+    { name: `${kind} file short of its last byte`, kind, apply: (p) => damage.truncateTo(p, size(p) - 1), reason: `${kind} file size mismatch` },
+    { name: `${kind} file overwritten with garbage of the same size`, kind, apply: (p) => damage.garbage(p, 42), reason: `${kind} file checksum mismatch` },
+    { name: `${kind} file with one byte changed in the middle`, kind, apply: (p) => damage.flipByte(p, Math.floor(size(p) / 2)), reason: `${kind} file checksum mismatch` },
+    // Both generations' files have the same length here: only the checksum tells them apart.
+    { name: `${kind} file replaced by the previous generation's`, kind, apply: (p, older) => damage.swapWith(p, older), reason: `${kind} file checksum mismatch` },
   ]),
-  { name: "manifest truncated to half", kind: "manifest", apply: (p) => damage.truncateTo(p, Math.floor(size(p) / 2)) },
-  { name: "manifest overwritten with garbage of the same size", kind: "manifest", apply: (p) => damage.garbage(p, 7) },
-  { name: "manifest with one byte changed in the middle", kind: "manifest", apply: (p) => damage.flipByte(p, Math.floor(size(p) / 2)) },
-  { name: "manifest replaced by the previous generation's", kind: "manifest", apply: (p, older) => damage.swapWith(p, older) },
+  { name: "manifest truncated to half", kind: "manifest", apply: (p) => damage.truncateTo(p, Math.floor(size(p) / 2)), reason: "manifest is not JSON" },
+  { name: "manifest overwritten with garbage of the same size", kind: "manifest", apply: (p) => damage.garbage(p, 7), reason: "manifest is not JSON" },
+  { name: "manifest with one byte changed in the middle", kind: "manifest", apply: (p) => damage.flipByte(p, Math.floor(size(p) / 2)), reason: "manifest checksum mismatch" },
+  // The previous save's manifest names files that save's successor deleted.
+  { name: "manifest replaced by the previous generation's", kind: "manifest", apply: (p, older) => damage.swapWith(p, older), reason: "vectors file missing" },
 ];
 
 /** Damages one file of a fresh copy, starts it in a child, and returns the outcome with a row for the damage table. */
@@ -169,7 +175,7 @@ describe("a start on a damaged vector snapshot", () => {
       expect(o.answers).toEqual(intact.answers);
       const lines = damageLines(o);
       expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatchObject({ level: "warn", records: RECORDS });
+      expect(lines[0]).toMatchObject({ level: "warn", reason: c.reason, records: RECORDS });
       expect(o.lines.filter((l) => String(l.msg).startsWith("no usable vector snapshot"))).toEqual([]);
     }, 120_000);
   }
