@@ -24,9 +24,11 @@ import { lifecycleSweeps } from "./rows/lifecycle-sweeps.js";
 import { operatorSweeps } from "./rows/operator-sweeps.js";
 import { readCost } from "./rows/read-cost.js";
 import { searchAndStart } from "./rows/search-and-start.js";
+import { snapshotCheck } from "./rows/snapshot-check.js";
 
 const SECTIONS: Record<string, BenchSection> = {
   "search-and-start": searchAndStart,
+  "snapshot-check": snapshotCheck,
   "healthz-under-load": healthzUnderLoad,
   "embed-cost": embedCost,
   "cli-start": cliStart,

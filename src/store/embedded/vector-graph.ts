@@ -83,10 +83,18 @@ export class VectorGraph {
     this.#graph!.save(path);
   }
 
-  /** Takes the graph saved at `path`; false when it does not match the slots. */
+  /**
+   * Takes the graph saved at `path`; false when usearch refuses it or it does
+   * not match the slots. usearch is not safe on a damaged file (it can die
+   * in native code): the caller checks the file first (checkGraph).
+   */
   load(path: string): boolean {
     const graph = this.#newGraph();
-    graph.load(path);
+    try {
+      graph.load(path);
+    } catch {
+      return false;
+    }
     if (graph.dimensions() !== this.slots.dim || graph.size() !== this.slots.slotOf.size) return false;
     this.#graph = graph;
     this.cursor = this.slots.highWater;

@@ -32,13 +32,14 @@ import { dotAt, scanAll, TopK, type VectorHit } from "./exact-scan.js";
 import { NativeScan } from "./native-scan.js";
 import { VectorGraph } from "./vector-graph.js";
 import { VectorGroups } from "./vector-groups.js";
-import { resolveOptions, type ResolvedOptions, type VectorIndexMode, type VectorIndexOptions } from "./vector-options.js";
+import { resolveOptions, snapshotOptions, type ResolvedOptions, type VectorIndexMode, type VectorIndexOptions } from "./vector-options.js";
 import { VectorSlots } from "./vector-slots.js";
-import { readManifest, readVectors, readVectorsInSlices, removeStaleFiles, writeSnapshot, type Manifest, type SnapshotOrigin } from "./vector-snapshot.js";
+import { MANIFEST, readManifest, removeStaleFiles, setAside, writeSnapshot, type FaultReport, type Manifest, type SnapshotFault, type SnapshotOrigin } from "./vector-snapshot.js";
+import { checkGraph, checkGraphInSlices, fault as snapshotFault, readVectors, readVectorsInSlices } from "./vector-snapshot-read.js";
 
 export type { VectorHit } from "./exact-scan.js";
 export type { VectorIndexMode, VectorIndexOptions } from "./vector-options.js";
-export type { SnapshotOrigin } from "./vector-snapshot.js";
+export type { FaultReport, SnapshotFault, SnapshotOrigin } from "./vector-snapshot.js";
 
 export type VectorFilter = {
   /**
@@ -301,30 +302,29 @@ export class VectorIndex {
 
   /**
    * Reads an index saved by `save`. Returns undefined when there is nothing
-   * usable under `dir` (missing, other dimension, other format, truncated or
-   * unreadable files): the caller should then rebuild from its records. A
-   * loaded index reflects the moment of the save, which `origin` describes;
-   * records written since must be re-applied by the caller.
+   * usable under `dir` (missing, other dimension or format, a file failing
+   * its check): the caller then rebuilds from its records, and `report`
+   * hears why. Every file is checked against the length and checksum the
+   * manifest records before anything reads it (usearch dies in native code
+   * on a damaged graph); a damaged snapshot is set aside (setAside). A loaded
+   * index reflects the moment of the save (`origin`); records written since
+   * must be re-applied by the caller.
    *
    * `opts` may change the query-time settings (efSearch, thresholds); the
    * graph's m and efConstruction stay as saved.
    */
-  static load(dir: string, dim: number, opts: VectorIndexOptions = {}, mode: VectorIndexMode = {}): VectorIndex | undefined {
-    const opened = VectorIndex.#opened(dir, dim, opts, mode);
+  static load(dir: string, dim: number, opts: VectorIndexOptions = {}, mode: VectorIndexMode = {}, report: FaultReport = () => {}): VectorIndex | undefined {
+    const opened = VectorIndex.#opened(dir, dim, opts, mode, report);
     if (opened === undefined) return undefined;
     const { index, manifest } = opened;
-    try {
-      return readVectors(join(dir, manifest.vectorsFile), index.#slots, manifest.highWater) ? index.#loaded(dir, manifest) : undefined;
-    } catch {
-      return undefined;
-    }
+    return index.#settle(dir, manifest, readVectors(dir, manifest, index.#slots) ?? checkGraph(dir, manifest), report);
   }
 
   /**
    * `load` for a start that keeps answering meanwhile: the vectors are read
-   * and mapped a slice at a time (readVectorsInSlices), `between` running
-   * after each; false from it gives up, and the answer is undefined. The
-   * graph file is still loaded by one native call.
+   * and the graph file checked a slice at a time, `between` running after
+   * each; false from it gives up, and the answer is undefined. The graph
+   * file is then loaded by one native call.
    */
   static async loadInSlices(
     dir: string,
@@ -333,46 +333,48 @@ export class VectorIndex {
     mode: VectorIndexMode,
     between: () => Promise<boolean>,
     sliceBytes?: number,
+    report: FaultReport = () => {},
   ): Promise<VectorIndex | undefined> {
-    const opened = VectorIndex.#opened(dir, dim, opts, mode);
+    const opened = VectorIndex.#opened(dir, dim, opts, mode, report);
     if (opened === undefined) return undefined;
     const { index, manifest } = opened;
-    try {
-      if (!(await readVectorsInSlices(join(dir, manifest.vectorsFile), index.#slots, manifest.highWater, between, sliceBytes))) return undefined;
-      return index.#loaded(dir, manifest);
-    } catch {
-      return undefined;
-    }
+    const read = await readVectorsInSlices(dir, manifest, index.#slots, between, sliceBytes);
+    return index.#settle(dir, manifest, read ?? (await checkGraphInSlices(dir, manifest, between, sliceBytes)), report);
   }
 
-  /** An empty index with the snapshot's settings under `dir` (the query-time ones `opts` gives win), or undefined when there is none this build reads. */
-  static #opened(dir: string, dim: number, opts: VectorIndexOptions, mode: VectorIndexMode): { index: VectorIndex; manifest: Manifest } | undefined {
+  /** An empty index with the snapshot's settings under `dir`, or undefined (reported) when there is none this build reads. */
+  static #opened(dir: string, dim: number, opts: VectorIndexOptions, mode: VectorIndexMode, report: FaultReport): { index: VectorIndex; manifest: Manifest } | undefined {
     resolveOptions(opts); // a bad argument is the caller's bug, not an unusable snapshot
-    const manifest = readManifest(dir, dim);
-    if (manifest === undefined) return undefined;
-    try {
-      const saved = resolveOptions(manifest.options ?? {});
-      const merged: ResolvedOptions = { ...saved };
-      for (const name of ["hnswThreshold", "efSearch", "exactBudget"] as const) {
-        const value = opts[name];
-        if (value !== undefined) merged[name] = value;
-      }
-      return { index: new VectorIndex(dim, merged, mode), manifest };
-    } catch {
-      return undefined;
-    }
+    const read = readManifest(dir, dim);
+    const options = read.manifest === undefined ? undefined : snapshotOptions(read.manifest.options, opts);
+    if (read.manifest !== undefined && options !== undefined) return { index: new VectorIndex(dim, options, mode), manifest: read.manifest };
+    const fault = read.fault ?? { reason: "manifest names settings this version refuses", damaged: [MANIFEST] };
+    setAside(dir, fault);
+    report(fault);
+    return undefined;
   }
 
-  /** Takes the rest of a snapshot once its vectors are in: the origin, and the graph (loaded, or built unless stepwise). */
-  #loaded(dir: string, manifest: Manifest): VectorIndex | undefined {
-    if (this.size !== manifest.live) return undefined;
+  /** The index once its files have passed their checks (`checked` undefined), or undefined with the fault reported and the snapshot set aside. */
+  #settle(dir: string, manifest: Manifest, checked: SnapshotFault | "stopped" | undefined, report: FaultReport): VectorIndex | undefined {
+    const fault = checked ?? this.#loaded(dir, manifest);
+    if (fault === undefined) return this;
+    if (fault !== "stopped") {
+      setAside(dir, fault);
+      report(fault);
+    }
+    return undefined;
+  }
+
+  /** Takes the rest of a checked snapshot: the origin, and the graph (loaded, or built unless stepwise). */
+  #loaded(dir: string, manifest: Manifest): SnapshotFault | undefined {
+    if (this.size !== manifest.live) return snapshotFault("vectors", "content", manifest.vectorsFile);
     this.#origin = typeof manifest.origin === "object" && manifest.origin !== null ? manifest.origin : {};
     if (manifest.graphFile !== null) {
-      if (!this.#graph.load(join(dir, manifest.graphFile))) return undefined;
+      if (!this.#graph.load(join(dir, manifest.graphFile))) return snapshotFault("graph", "match", manifest.graphFile);
     } else if (!this.#stepwise && this.size >= this.#opts.hnswThreshold) {
       this.#graph.build();
     }
-    return this;
+    return undefined;
   }
 
   // ---- search paths -------------------------------------------------------

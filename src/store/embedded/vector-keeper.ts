@@ -6,7 +6,7 @@ import { toFloat32 } from "../vector-bytes.js";
 import { IN_LIST_MAX, type StoreHandle } from "./handle.js";
 import type { Mirror } from "./mirror.js";
 import { CHANGE_LOG_HEAD_SQL } from "./sqlite-schema.js";
-import { VectorIndex, type SnapshotOrigin } from "./vector-index.js";
+import { VectorIndex, type SnapshotFault, type SnapshotOrigin } from "./vector-index.js";
 
 /** Records from which a freshly built or caught-up index is saved at once rather than at close. */
 const SNAPSHOT_AT = 4096;
@@ -18,6 +18,9 @@ const GRAPH_SLICE = 64;
 const GROUP_SLICE = 1000;
 /** A progress line at most this often while the index catches up or builds. */
 const PROGRESS_EVERY_MS = 2000;
+
+/** The one line a start logs when it meets a damaged vector snapshot (docs/operations.md quotes it). */
+export const SNAPSHOT_DAMAGED_MSG = "vector snapshot damaged: set aside, rebuilding the index from the records";
 
 type OriginVerdict = { ok: true; seq: number } | { ok: false; reason: string };
 
@@ -158,7 +161,9 @@ export class VectorKeeper {
    */
   private openIndex(): void {
     const dir = this.snapshotDir();
-    this.adoptIndex(dir, dir ? VectorIndex.load(dir, this.h.opts.dim, {}, { graphBuild: "stepwise" }) : undefined);
+    let fault: SnapshotFault | undefined;
+    const loaded = dir ? VectorIndex.load(dir, this.h.opts.dim, {}, { graphBuild: "stepwise" }, (f) => (fault = f)) : undefined;
+    this.adoptIndex(dir, loaded, fault);
   }
 
   /**
@@ -170,14 +175,26 @@ export class VectorKeeper {
   private async openIndexInSlices(): Promise<void> {
     const dir = this.snapshotDir();
     const between = async () => this.m.index === undefined && (await this.h.yieldSlice()) && this.m.index === undefined;
-    const loaded = dir ? await VectorIndex.loadInSlices(dir, this.h.opts.dim, {}, { graphBuild: "stepwise" }, between) : undefined;
+    let fault: SnapshotFault | undefined;
+    const report = (f: SnapshotFault) => (fault = f);
+    const loaded = dir ? await VectorIndex.loadInSlices(dir, this.h.opts.dim, {}, { graphBuild: "stepwise" }, between, undefined, report) : undefined;
+    // A read that opened the index inline meanwhile made its own report.
     if (this.m.index !== undefined || this.h.closed) return;
     // Writes may have landed during the slices: the change log is read up to where the mirror is now.
     this.m.sync();
-    this.adoptIndex(dir, loaded);
+    this.adoptIndex(dir, loaded, fault);
   }
 
-  private adoptIndex(dir: string | undefined, loaded: VectorIndex | undefined): void {
+  /** One line per damaged snapshot: the load set it aside, so no later start meets it again. */
+  private logDamage(fault: SnapshotFault): void {
+    this.h.log.warn(SNAPSHOT_DAMAGED_MSG, {
+      reason: fault.reason,
+      files: fault.damaged.join(","),
+      records: this.m.attrs.size,
+    });
+  }
+
+  private adoptIndex(dir: string | undefined, loaded: VectorIndex | undefined, fault?: SnapshotFault): void {
     const verdict: OriginVerdict = loaded ? this.checkOrigin(loaded.origin) : { ok: false, reason: dir ? "no usable snapshot" : "in memory" };
     this.m.pending.clear();
     this.groupQueue = undefined;
@@ -200,8 +217,10 @@ export class VectorKeeper {
     }
     if (loaded && !verdict.ok) {
       this.h.log.warn("vector snapshot does not match the database: rebuilding the index from the records", { reason: verdict.reason, records: this.m.attrs.size });
+    } else if (fault !== undefined && fault.damaged.length > 0) {
+      this.logDamage(fault);
     } else if (dir && this.m.attrs.size > 0) {
-      this.h.log.info("no usable vector snapshot: building the index from the records", { records: this.m.attrs.size });
+      this.h.log.info("no usable vector snapshot: building the index from the records", { reason: fault?.reason ?? "no snapshot", records: this.m.attrs.size });
     }
     this.m.index = new VectorIndex(this.h.opts.dim, {}, { graphBuild: "stepwise" });
     this.m.indexDirty = true;

@@ -52,3 +52,22 @@ export function resolveOptions(opts: VectorIndexOptions): ResolvedOptions {
   }
   return out;
 }
+
+/**
+ * The settings of an index loaded from a snapshot: those it was saved with,
+ * the query-time ones `opts` gives winning; undefined when the saved ones
+ * are not settings this version accepts.
+ */
+export function snapshotOptions(saved: VectorIndexOptions | undefined, opts: VectorIndexOptions): ResolvedOptions | undefined {
+  let merged: ResolvedOptions;
+  try {
+    merged = resolveOptions(saved ?? {});
+  } catch {
+    return undefined;
+  }
+  for (const name of ["hnswThreshold", "efSearch", "exactBudget"] as const) {
+    const value = opts[name];
+    if (value !== undefined) merged[name] = value;
+  }
+  return merged;
+}

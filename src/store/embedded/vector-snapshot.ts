@@ -1,39 +1,39 @@
-import { randomBytes } from "node:crypto";
-import {
-  closeSync,
-  fstatSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  readSync,
-  readdirSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-  writeSync,
-} from "node:fs";
-import { open } from "node:fs/promises";
+import { createHash, randomBytes } from "node:crypto";
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { endianness } from "node:os";
 import { join } from "node:path";
+import { isFileSum, newHash, sumFile, type FileSum } from "./vector-file-sum.js";
 import type { ResolvedOptions } from "./vector-options.js";
 import type { VectorSlots } from "./vector-slots.js";
 
 /**
  * A vector index on disk. `manifest.json` names a vectors file (slot keys
  * as float64, then the slab rows as float32, native byte order) and, once
- * complete, a usearch graph file. Data files are written under fresh names
- * and the manifest is swapped in last by rename, so a crash mid-save leaves
- * the previous snapshot loadable. Stale files are deleted afterwards.
+ * complete, a usearch graph file, with the length and SHA-256 of each, and
+ * carries a SHA-256 of its own content. Data files are written under fresh
+ * names and the manifest is swapped in last by rename, so a crash mid-save
+ * leaves the previous snapshot loadable. Stale files are deleted afterwards.
+ *
+ * usearch trusts the graph file it is handed and dies in native code on a
+ * damaged one, so nothing is read from a file before it has been checked
+ * against the manifest (vector-snapshot-read.ts). A snapshot that fails is
+ * set aside (`setAside`) and the index rebuilt from the records.
  */
 
 /** What a snapshot says about the data it was taken from; opaque to the index. */
 export type SnapshotOrigin = Record<string, string | number>;
 
-const MANIFEST = "manifest.json";
+export const MANIFEST = "manifest.json";
+/** Appended to the name of a damaged snapshot file when it is set aside. */
+export const DAMAGED_SUFFIX = ".damaged";
 const FORMAT = "engram-vector-index";
 // 2: the graph file is usearch's (int8), no longer hnswlib's.
-const FORMAT_VERSION = 2;
+// 3: every file's length and SHA-256, and the manifest's own checksum.
+const FORMAT_VERSION = 3;
+const UNCHECKED_VERSION = 2;
+const GENERATION = "[0-9a-z]+-[0-9a-f]{8}";
+const VECTORS_NAME = new RegExp(`^vectors-(${GENERATION})\\.bin$`);
+const GRAPH_NAME = new RegExp(`^graph-(${GENERATION})\\.usearch$`);
 
 export type Manifest = {
   format: string;
@@ -43,10 +43,26 @@ export type Manifest = {
   highWater: number;
   live: number;
   vectorsFile: string;
+  vectors: FileSum;
   graphFile: string | null;
+  graph: FileSum | null;
   options: ResolvedOptions;
   origin: SnapshotOrigin;
 };
+
+/**
+ * Why a snapshot was not used. `reason` is fixed text for the log;
+ * `damaged` names the files under the snapshot folder that failed a check
+ * (the manifest too when it names a damaged file), empty when the snapshot
+ * is whole but not for this start (none there, another dimension, an older
+ * format).
+ */
+export type SnapshotFault = { reason: string; damaged: string[] };
+
+/** Hears why a load found no usable snapshot. */
+export type FaultReport = (fault: SnapshotFault) => void;
+
+export type ManifestRead = { manifest: Manifest; fault?: undefined } | { manifest?: undefined; fault: SnapshotFault };
 
 export type SnapshotFiles = { vectorsFile: string; graphFile: string | null };
 
@@ -64,20 +80,26 @@ export function writeSnapshot(
   const vectorsFile = `vectors-${generation}.bin`;
   const graphFile = saveGraph !== undefined ? `graph-${generation}.usearch` : null;
 
+  const keys = new Uint8Array(slots.slotKey.buffer, 0, slots.highWater * 8);
+  const rows = new Uint8Array(slots.slab.buffer, 0, slots.highWater * slots.dim * 4);
   const fd = openSync(join(dir, vectorsFile), "w");
   try {
-    writeAll(fd, new Uint8Array(slots.slotKey.buffer, 0, slots.highWater * 8));
-    writeAll(fd, new Uint8Array(slots.slab.buffer, 0, slots.highWater * slots.dim * 4));
+    writeAll(fd, keys);
+    writeAll(fd, rows);
     fsyncSync(fd);
   } finally {
     closeSync(fd);
   }
+  const vectors: FileSum = { bytes: keys.length + rows.length, sha256: newHash().update(keys).update(rows).digest("hex") };
+  let graph: FileSum | null = null;
   if (graphFile !== null) {
     saveGraph!(join(dir, graphFile));
     fsyncPath(join(dir, graphFile));
+    // Summed from the file, not from memory: usearch writes it, and the sum must say what is on disk.
+    graph = sumFile(join(dir, graphFile));
   }
 
-  const manifest: Manifest = {
+  const body: Manifest = {
     format: FORMAT,
     version: FORMAT_VERSION,
     endianness: endianness(),
@@ -85,12 +107,14 @@ export function writeSnapshot(
     highWater: slots.highWater,
     live,
     vectorsFile,
+    vectors,
     graphFile,
+    graph,
     options,
     origin,
   };
   const tmp = join(dir, `${MANIFEST}.${generation}.tmp`);
-  writeFileSync(tmp, JSON.stringify(manifest));
+  writeFileSync(tmp, JSON.stringify({ ...body, checksum: sealOf(body) }));
   fsyncPath(tmp);
   renameSync(tmp, join(dir, MANIFEST));
   fsyncPath(dir);
@@ -105,126 +129,87 @@ export function removeStaleFiles(dir: string, keep: SnapshotFiles): void {
   }
 }
 
-/** The manifest under `dir`, or undefined when there is none this build can read for `dim`. */
-export function readManifest(dir: string, dim: number): Manifest | undefined {
-  let manifest: Manifest;
+/**
+ * The manifest under `dir` when it is whole and written for `dim` by this
+ * format; otherwise why not. Its own checksum is checked before any field
+ * is trusted, and it may name only files of the one generation it wrote.
+ */
+export function readManifest(dir: string, dim: number): ManifestRead {
+  let text: string;
   try {
-    manifest = JSON.parse(readFileSync(join(dir, MANIFEST), "utf8")) as Manifest;
+    text = readFileSync(join(dir, MANIFEST), "utf8");
+  } catch (err) {
+    return refused((err as NodeJS.ErrnoException).code === "ENOENT" ? "no snapshot" : "manifest unreadable");
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
   } catch {
-    return undefined;
+    return refused("manifest is not JSON", [MANIFEST]);
   }
-  if (
-    manifest.format !== FORMAT ||
-    manifest.version !== FORMAT_VERSION ||
-    manifest.endianness !== endianness() ||
-    manifest.dim !== dim ||
-    !Number.isInteger(manifest.highWater) ||
-    manifest.highWater < 0
-  ) {
-    return undefined;
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return refused("manifest is not JSON", [MANIFEST]);
+  const { checksum, ...body } = parsed as Record<string, unknown>;
+  // Versions are told apart before the checksum: a newer build may seal its manifest differently, and its snapshot is not damaged.
+  if (typeof body.version === "number" && body.version > FORMAT_VERSION) return refused("written by a newer version");
+  if (checksum === undefined && body.format === FORMAT && body.version === UNCHECKED_VERSION) {
+    return refused("written by an older version, without checksums");
   }
-  return manifest;
+  if (typeof checksum !== "string" || checksum !== sealOf(body)) return refused("manifest checksum mismatch", [MANIFEST]);
+  const m = body as Manifest;
+  if (m.format !== FORMAT || m.version !== FORMAT_VERSION) return refused("another format");
+  if (m.endianness !== endianness()) return refused("written on a machine of the other byte order");
+  if (m.dim !== dim) return refused("another dimension");
+  if (!describesOwnFiles(m)) return refused("manifest names files this version does not write", [MANIFEST]);
+  return { manifest: m };
 }
-
-/** Fills slots [0, highWater) from a vectors file; false if it is the wrong size. */
-export function readVectors(path: string, slots: VectorSlots, highWater: number): boolean {
-  const fd = openSync(path, "r");
-  try {
-    // Checked before allocating, so a damaged manifest cannot ask for gigabytes.
-    if (fstatSync(fd).size !== highWater * (8 + slots.dim * 4)) return false;
-    const { keyBytes, rowBytes } = slotBytes(slots, highWater);
-    if (!readAll(fd, keyBytes) || !readAll(fd, rowBytes)) return false;
-  } finally {
-    closeSync(fd);
-  }
-  return mapSlots(slots, highWater, 0, highWater) && finishSlots(slots);
-}
-
-/** Bytes read per slice by readVectorsInSlices: tens of milliseconds of reading. */
-export const READ_SLICE_BYTES = 32 * 1024 * 1024;
-/** Slots mapped to their keys per slice. */
-const MAP_SLICE = 65_536;
 
 /**
- * readVectors for a start that must keep answering: the file is read a
- * slice at a time off the event loop (a million 512-d rows are 2 GB, seconds
- * of one synchronous read), and the slots are mapped a slice per turn.
- * `between` runs after each slice; false from it stops the read, and then,
- * as for a file of the wrong size, the answer is false.
+ * Moves the files a fault names aside, as `<name>.damaged` beside the rest,
+ * replacing whatever an earlier fault set aside: the last damaged snapshot
+ * stays for inspection, and the next start finds no snapshot, so the
+ * damage is met (and logged) once. Best effort: a folder that refuses the
+ * rename costs the next start the same check and rebuild, never the start.
  */
-export async function readVectorsInSlices(
-  path: string,
-  slots: VectorSlots,
-  highWater: number,
-  between: () => Promise<boolean>,
-  sliceBytes = READ_SLICE_BYTES,
-): Promise<boolean> {
-  const file = await open(path, "r");
+export function setAside(dir: string, fault: SnapshotFault): void {
+  // Only files still there: a second load meeting the same damage must not clear what the first set aside.
+  const present = fault.damaged.filter((name) => existsSync(join(dir, name)));
+  if (present.length === 0) return;
   try {
-    if ((await file.stat()).size !== highWater * (8 + slots.dim * 4)) return false;
-    let position = 0;
-    for (const into of Object.values(slotBytes(slots, highWater))) {
-      for (let done = 0; done < into.length; ) {
-        const { bytesRead } = await file.read(into, done, Math.min(sliceBytes, into.length - done), position);
-        if (bytesRead === 0) return false;
-        done += bytesRead;
-        position += bytesRead;
-        if (!(await between())) return false;
-      }
+    for (const name of readdirSync(dir)) if (name.endsWith(DAMAGED_SUFFIX)) rmSync(join(dir, name), { force: true });
+  } catch {
+    // nothing set aside earlier can be listed; the renames below still try
+  }
+  for (const name of present) {
+    try {
+      renameSync(join(dir, name), join(dir, name + DAMAGED_SUFFIX));
+    } catch {
+      // gone already (a missing file is itself the fault), or the folder is read-only
     }
-  } finally {
-    await file.close();
   }
-  for (let from = 0; from < highWater; from += MAP_SLICE) {
-    if (!mapSlots(slots, highWater, from, Math.min(highWater, from + MAP_SLICE))) return false;
-    if (!(await between())) return false;
-  }
-  return finishSlots(slots);
 }
 
-/** The bytes a vectors file fills: the slot keys, then the rows; the slots grown to hold `highWater` first. */
-function slotBytes(slots: VectorSlots, highWater: number): { keyBytes: Uint8Array; rowBytes: Uint8Array } {
-  if (highWater > slots.capacity) slots.grow(highWater);
-  slots.highWater = highWater;
-  return {
-    keyBytes: new Uint8Array(slots.slotKey.buffer, 0, highWater * 8),
-    rowBytes: new Uint8Array(slots.slab.buffer, 0, highWater * slots.dim * 4),
-  };
+export function refused(reason: string, damaged: string[] = []): { fault: SnapshotFault } {
+  return { fault: { reason, damaged } };
 }
 
-/** Maps slots [from, to) to their keys, a free slot to the free list; false on a key that cannot be one or is there twice. */
-function mapSlots(slots: VectorSlots, highWater: number, from: number, to: number): boolean {
-  for (let slot = from; slot < Math.min(to, highWater); slot++) {
-    const key = slots.slotKey[slot]!;
-    if (key < 0) {
-      slots.free.push(slot);
-      continue;
-    }
-    if (!Number.isSafeInteger(key) || slots.slotOf.has(key)) return false;
-    slots.slotOf.set(key, slot);
-  }
-  return true;
+function sealOf(body: object): string {
+  return createHash("sha256").update(JSON.stringify(body)).digest("hex");
 }
 
-function finishSlots(slots: VectorSlots): true {
-  // Reuse low slots first, as a freshly built index would.
-  slots.free.reverse();
-  return true;
+/** Whether the manifest names one generation's vectors file (and graph file) inside the folder, with sums that fit the slots. */
+function describesOwnFiles(m: Manifest): boolean {
+  const vectorsName = typeof m.vectorsFile === "string" ? VECTORS_NAME.exec(m.vectorsFile) : null;
+  if (vectorsName === null || !Number.isSafeInteger(m.highWater) || m.highWater < 0) return false;
+  if (!Number.isSafeInteger(m.live) || m.live < 0 || m.live > m.highWater) return false;
+  if (!isFileSum(m.vectors) || m.vectors.bytes !== m.highWater * (8 + m.dim * 4)) return false;
+  if (m.graphFile === null) return m.graph === null;
+  const graphName = typeof m.graphFile === "string" ? GRAPH_NAME.exec(m.graphFile) : null;
+  return graphName !== null && graphName[1] === vectorsName[1] && isFileSum(m.graph) && m.graph.bytes > 0;
 }
 
 function writeAll(fd: number, bytes: Uint8Array): void {
   let done = 0;
   while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
-}
-
-function readAll(fd: number, into: Uint8Array): boolean {
-  let done = 0;
-  while (done < into.length) {
-    const n = readSync(fd, into, done, into.length - done, null);
-    if (n === 0) return false;
-    done += n;
-  }
-  return true;
 }
 
 function fsyncPath(path: string): void {
