@@ -12,7 +12,7 @@ import { defineConfig } from "vitest/config";
  * - storage-layout-upgrade, migrations, migration-registry, write-path-gate, embedded-store,
  *   store-conformance-embedded, data-dir: the embedded file's layout, codec path
  *   and migration internals.
- * - vector-index, vector-snapshot-catch-up: the embedded store's in-process
+ * - vector-index, vector-snapshot-catch-up, vector-snapshot-damage: the embedded store's in-process
  *   vector index and its snapshot file.
  * - access-counts: the embedded access coalescer, read back from the file.
  * - export-import: `engram export` and `engram backup` read the SQLite file
