@@ -108,7 +108,10 @@ describe("the installable package", () => {
     // Without a global install: npx runs the same binary from the tarball, as docs/mcp-clients.md shows.
     const npx = new Client({ name: "install-test-npx", version: "0" });
     const npxEnv = { PATH: [NPM_DIR, dirname(process.execPath), "/usr/bin", "/bin"].join(":"), HOME: home, XDG_DATA_HOME: join(scratch, "xdg-npx") };
-    await npx.connect(new StdioClientTransport({ command: "npx", args: ["-y", "--package", join(scratch, entry!.filename), "engram", "mcp"], env: npxEnv, cwd: scratch, stderr: "pipe" }));
+    await npx.connect(new StdioClientTransport({ command: "npx", args: ["-y", "--package", join(scratch, entry!.filename), "engram", "mcp"], env: npxEnv, cwd: scratch, stderr: "pipe" }),
+      // npx installs the tarball's dependencies into its cache before engram can answer.
+      { timeout: 300_000 },
+    );
     try {
       expect((await npx.listTools()).tools).toHaveLength(20);
     } finally {
