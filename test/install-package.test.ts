@@ -107,7 +107,9 @@ describe("the installable package", () => {
 
     // Without a global install: npx runs the same binary from the tarball, as docs/mcp-clients.md shows.
     const npx = new Client({ name: "install-test-npx", version: "0" });
-    const npxEnv = { PATH: [NPM_DIR, dirname(process.execPath), "/usr/bin", "/bin"].join(":"), HOME: home, XDG_DATA_HOME: join(scratch, "xdg-npx") };
+    // npm needs this process's settings (its cache, the machine's CA certificates); engram's own are left out.
+    const npmEnv = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined && !e[0].startsWith("ENGRAM_")));
+    const npxEnv = { ...npmEnv, PATH: [NPM_DIR, dirname(process.execPath), "/usr/bin", "/bin"].join(":"), XDG_DATA_HOME: join(scratch, "xdg-npx") };
     await npx.connect(new StdioClientTransport({ command: "npx", args: ["-y", "--package", join(scratch, entry!.filename), "engram", "mcp"], env: npxEnv, cwd: scratch, stderr: "pipe" }),
       // npx installs the tarball's dependencies into its cache before engram can answer.
       { timeout: 300_000 },
