@@ -181,7 +181,7 @@ export async function serve(opts: ServeOptions = {}): Promise<{ server: RunningS
     metrics: metrics.render,
     auth: engram.auth,
     protectedResource: protectedResourceFromEnv(env),
-    consoleSignIn: consoleSignInFromEnv(env),
+    consoleSignIn: consoleSignInFromEnv(env, engram.deps.store),
     onUnauthenticated: metrics.unauthenticated,
     allowedOrigins: allowedOriginsFromEnv(env),
     requestTimeoutMs: requestTimeoutFromEnv(env),

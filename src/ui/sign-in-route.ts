@@ -2,8 +2,8 @@
  * The server side of console sign-in through the issuer, as routes on the
  * console's path: `GET /ui/login` starts it, the redirect URL's path finishes
  * it, `GET /ui/auth` tells the page what it may offer and who its session
- * is, `POST /ui/logout` ends the session (with the CSRF header, so another
- * site cannot sign the operator out). Deciding anything about a credential
+ * is, `POST /ui/logout` ends the session on the server (with the CSRF header, so
+ * another site cannot sign the operator out). Deciding anything about a credential
  * is src/auth's; this file only speaks HTTP for it.
  */
 import type { ServerResponse } from "node:http";
@@ -14,8 +14,7 @@ export type SignInPort = {
   begin(): Promise<{ location: string; cookies: string[] }>;
   finish(query: URLSearchParams, cookieHeader: string | string[] | undefined): Promise<{ location: string; cookies: string[] }>;
   whoami(cookieHeader: string | string[] | undefined): Promise<{ owner: string; actor: string } | undefined>;
-  mayEnd(cookieHeader: string | string[] | undefined, csrfHeader: string | string[] | undefined): Promise<boolean>;
-  end(): string[];
+  signOut(cookieHeader: string | string[] | undefined, csrfHeader: string | string[] | undefined): Promise<string[] | undefined>;
 };
 
 type Request = { method?: string | undefined; url?: string | undefined; headers: Record<string, string | string[] | undefined> };
@@ -52,8 +51,8 @@ export function serveSignIn(port: SignInPort | undefined, req: Request, res: Res
   } else if (port && path === port.callbackPath && req.method === "GET") {
     port.finish(query, req.headers.cookie).then((step) => redirect(res, step), fail);
   } else if (port && path === SIGN_IN_PATHS.logout && req.method === "POST") {
-    port.mayEnd(req.headers.cookie, req.headers["x-csrf-token"]).then(
-      (ok) => (ok ? answer(res, 204, { "set-cookie": port.end() }) : answer(res, 403, { "content-type": "application/json" }, '{"error":"csrf: the X-CSRF-Token header must match this session\'s engram_csrf cookie"}')),
+    port.signOut(req.headers.cookie, req.headers["x-csrf-token"]).then(
+      (cleared) => (cleared ? answer(res, 204, { "set-cookie": cleared }) : answer(res, 403, { "content-type": "application/json" }, '{"error":"csrf: the X-CSRF-Token header must match this session\'s engram_csrf cookie"}')),
       fail,
     );
   } else {
