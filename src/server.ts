@@ -316,8 +316,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         path,
         (answer) => {
           // The Connect handler refuses an unadmitted caller itself, in the caller's protocol.
-          if (answer.ok && answer.renew) res.setHeader("set-cookie", [...answer.renew]);
-          if (!answer.ok && answer.failure !== "unavailable") res.setHeader("www-authenticate", gate.challenge(answer.failure));
+          for (const [name, value] of Object.entries(gate.connectHeaders(answer))) res.setHeader(name, value);
           opts.connect(req, res);
         },
         true,
