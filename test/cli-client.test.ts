@@ -177,6 +177,8 @@ describe("engram client verbs against a real server", { timeout: 180_000 }, () =
     expect((JSON.parse(await ok(["get", short_id])) as { memory: JsonMemory }).memory.tags).toEqual([]);
 
     expect(await ok(["delete", short_id])).toBe("{}\n");
+    const other = JSON.parse(await ok(["store", "--content", "Gone soon.", "--scope", "repo:example/upd", "--source", "user-said", "--category", "decision"])) as { id: string; short_id: string };
+    expect(await ok(["delete", other.short_id, "--output", "text"])).toBe(`deleted ${other.id}\n`);
     const gone = await runEngram(["get", short_id], { ENGRAM_SERVER_URL: server.url });
     expect(gone.code).toBe(EXIT.not_found);
     expect(gone.stderr).toBe(`not found: ${short_id}\n`);
