@@ -73,11 +73,17 @@ function badValue(cmd: Command, message: string): string {
   return "error: a flag was given a value it does not accept";
 }
 
-/** `error: unknown option '<word>'` plus commander's optional "(Did you mean …?)" line. */
+/**
+ * `error: unknown option '<word>'` plus commander's optional "(Did you mean
+ * …?)" line, which is kept on the same line (` (did you mean search?)`): a
+ * failure is one stderr line.
+ */
 function splitQuoted(message: string, prefix: string): { word: string; suggestion: string } {
   const rest = message.slice(prefix.length);
   const cut = rest.indexOf("'\n(");
-  return cut >= 0 ? { word: rest.slice(0, cut), suggestion: rest.slice(cut + 1) } : { word: rest.replace(/'$/, ""), suggestion: "" };
+  if (cut < 0) return { word: rest.replace(/'$/, ""), suggestion: "" };
+  const hint = rest.slice(cut + 2).trim().replace(/^\(Did you mean/, "(did you mean");
+  return { word: rest.slice(0, cut), suggestion: ` ${hint}` };
 }
 
 function unknownOption(cmd: Command, message: string): string {

@@ -31,7 +31,7 @@ export const OPERATOR_ROWS: Row[] = [
     target: "none",
     env: { ENGRAM_DATA_DIR: "{operatorDataDir}" },
     exit: EXIT.unclassified,
-    stderrLine: "engram: (Did you mean status?)",
+    stderrLine: "engram: unknown command 'stauts' (did you mean status?)",
   },
   {
     name: "a migrate subcommand word that is not a plain name is exit 1 and not repeated",
