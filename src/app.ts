@@ -177,7 +177,8 @@ export async function serveMcpStdio(opts: { env?: NodeJS.ProcessEnv } = {}): Pro
 export type ServeOptions = { env?: NodeJS.ProcessEnv; listenAddr?: string; log?: Logger; embedder?: Embedder; store?: Store };
 
 /** `engram serve`: one listener for Connect, gRPC, gRPC-Web, MCP and /healthz. */
-export async function serve(opts: ServeOptions = {}): Promise<{ server: RunningServer; engram: Engram; close(): Promise<void> }> {
+/** `close(signal)`: the signal that stopped the process is logged as the stop begins and when it is done. */
+export async function serve(opts: ServeOptions = {}): Promise<{ server: RunningServer; engram: Engram; close(signal?: string): Promise<void> }> {
   const env = opts.env ?? process.env;
   const log = opts.log ?? stderrLogger();
   const engram = await openEngram({ ...opts, env, log, deferIdentity: true });
@@ -233,9 +234,11 @@ export async function serve(opts: ServeOptions = {}): Promise<{ server: RunningS
   return {
     server,
     engram,
-    close: async () => {
+    close: async (signal?: string) => {
+      if (signal !== undefined) log.info("engram stopping", { signal });
       await server.close();
       await engram.close();
+      if (signal !== undefined) log.info("engram stopped", { signal });
     },
   };
 }
