@@ -131,7 +131,7 @@ export const OPERATOR_ROWS: Row[] = [
     target: "none",
     env: { ENGRAM_DATA_DIR: "{operatorDataDir}" },
     exit: EXIT.usage,
-    stderrLine: "engram: --timeout must be a duration such as 30s, 5m or 1h, or 0 for no limit",
+    stderrLine: "field=timeout hint=format: --timeout must be a duration such as 30s, 5m or 1h, or 0 for no limit",
   },
   {
     name: "export with an empty --scope is refused with an envelope, as the sweeps refuse it",
