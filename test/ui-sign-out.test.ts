@@ -13,6 +13,7 @@ import { signInThroughIssuer, type ConsoleCookies } from "./helpers/console-sign
 import { startTestServer, type TestServer } from "./helpers/engram-server.js";
 import { startTestIssuer, type TestIssuer } from "./helpers/oidc-provider.js";
 import { captureLog } from "./helpers/capture-log.js";
+import { runEngram } from "./helpers/run-engram.js";
 
 const ADA = "ada@example.test";
 const COOKIE_KEY = "Zm9yLXRlc3RzLW9ubHktMzItYnl0ZXMtb2Yta2V5LSE="; // 32 bytes, base64
@@ -124,5 +125,28 @@ describe("console sign-out through a real identity provider", () => {
     const r = await fetch(`${server.url}/ui/logout`, { method: "POST", headers: { cookie: c.header } });
     expect(r.status).toBe(403);
     expect((await call(server.url, "ListScopes", {}, c)).status).toBe(200);
+  });
+
+  it("an operator's end-sessions ends the owner's sessions on every server after a preview that ends nothing", async () => {
+    const c = await signInThroughIssuer(server.url, issuer.issuer, "ada");
+    const preview = await runEngram(["end-sessions", "--owner", ADA, "--output", "json"], server.storeEnv);
+    expect({ code: preview.code, stderr: preview.stderr }).toEqual({ code: 0, stderr: "" });
+    expect(JSON.parse(preview.stdout)).toMatchObject({ dry_run: true });
+    expect((await call(server.url, "ListScopes", {}, c)).status).toBe(200);
+    const applied = await runEngram(["end-sessions", "--owner", ADA, "--apply", "--output", "json"], server.storeEnv);
+    expect({ code: applied.code, stderr: applied.stderr }).toEqual({ code: 0, stderr: "" });
+    expect(JSON.parse(applied.stdout)).toMatchObject({ dry_run: false });
+    for (const base of [server.url, second.url]) {
+      expect(await call(base, "ListScopes", {}, c)).toEqual({ status: 401, json: { code: "unauthenticated", message: SESSION_ENDED } });
+    }
+  });
+
+  it("end-sessions without --owner is the owner envelope, exit 2", async () => {
+    const run = await runEngram(["end-sessions", "--apply"], server.storeEnv);
+    expect({ code: run.code, stdout: run.stdout, stderr: run.stderr }).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: "field=owner hint=required: --owner <owner> is required: the owner whose console sessions end\n",
+    });
   });
 });
