@@ -62,12 +62,6 @@ export class ConsoleSignIn {
     return this.#discovery;
   }
 
-  /** Who the request's session is, for the console's first look; undefined without a valid one. */
-  async whoami(cookieHeader: string | string[] | undefined): Promise<{ owner: string; actor: string } | undefined> {
-    const a = await this.session.resolve(cookieHeader, undefined);
-    return a?.ok ? { owner: a.subject.owner, actor: a.subject.actor } : undefined;
-  }
-
   /**
    * Sign-out: a live session proven by its CSRF header is ended on the
    * server (every session of its owner, src/auth/session-ledger.ts) and
