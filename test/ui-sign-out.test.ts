@@ -8,6 +8,7 @@ import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serve } from "../src/app.js";
 import { SESSION_ENDED } from "../src/auth/index.js";
+import { FakeEmbedder } from "../src/embed/index.js";
 import { EngramService } from "../src/gen/engram/v1/engram_pb.js";
 import { signInThroughIssuer, type ConsoleCookies } from "./helpers/console-sign-in.js";
 import { startTestServer, type TestServer } from "./helpers/engram-server.js";
@@ -56,7 +57,8 @@ beforeAll(async () => {
     ENGRAM_UI_REDIRECT_URL: `${base}/ui/callback`,
     ENGRAM_UI_COOKIE_KEY: COOKIE_KEY,
   };
-  server = await startTestServer({ listenAddr: `127.0.0.1:${port}`, env });
+  // 512 dimensions, as the operator verb's own (local) embedder has: on Qdrant it opens the collection with that size.
+  server = await startTestServer({ listenAddr: `127.0.0.1:${port}`, env, embedder: new FakeEmbedder(512) });
   // The same store and cookie key behind another listener, as a second replica would be.
   const running = await serve({ listenAddr: "127.0.0.1:0", env: { ...server.storeEnv, ...env }, embedder: server.embedder, store: server.store, log: captureLog() });
   second = { url: running.server.url, close: () => running.server.close() };
