@@ -122,6 +122,12 @@ describe("console sign-out through a real identity provider", () => {
     expect(await call(server.url, "ListScopes", {}, c)).toEqual({ status: 401, json: { code: "unauthenticated", message: SESSION_ENDED } });
   });
 
+  it("a CSRF cookie whose session cookie the browser dropped is told the session ended, not to send a bearer token", async () => {
+    const c = await signInThroughIssuer(server.url, issuer.issuer, "ada");
+    const alone = { ...c, header: `engram_csrf=${c.csrf}` };
+    expect(await call(server.url, "ListScopes", {}, alone)).toEqual({ status: 401, json: { code: "unauthenticated", message: SESSION_ENDED } });
+  });
+
   it("a sign-out without the CSRF header is refused and ends nothing", async () => {
     const c = await signInThroughIssuer(server.url, issuer.issuer, "ada");
     const r = await fetch(`${server.url}/ui/logout`, { method: "POST", headers: { cookie: c.header } });
