@@ -71,6 +71,7 @@ const ON_QDRANT_FAKE = [
   "test/store-rule-replace.test.ts",
   "test/store-memories.test.ts",
   "test/ui-console.test.ts",
+  "test/ui-sign-out.test.ts",
   "test/write-closure.test.ts",
 ];
 

@@ -53,15 +53,33 @@ export async function openServingStore(env: NodeJS.ProcessEnv, dim: number, log?
  * scores would be meaningless. The first start records the identity.
  */
 export async function ensureEmbedderIdentity(store: Store, embedder: Embedder): Promise<void> {
+  await (await identityClaim(store, embedder))?.();
+}
+
+/** Checks the stored identity; on a store that has none yet, the write that records this embedder's. */
+async function identityClaim(store: Store, embedder: Embedder): Promise<(() => Promise<void>) | undefined> {
   const stored = await store.getMeta(META_EMBEDDER_IDENTITY);
   const check = checkEmbedderIdentity(stored, embedder.identity);
   if (!check.ok) throw new StartupError(check.message);
-  if (check.first) await store.setMeta(META_EMBEDDER_IDENTITY, identityKey(embedder.identity));
+  return check.first ? () => store.setMeta(META_EMBEDDER_IDENTITY, identityKey(embedder.identity)) : undefined;
 }
 
-export type Engram = { core: Core; deps: CoreDeps; auth: Authenticator; summaries?: SummaryQueue; close(): Promise<void> };
+export type Engram = {
+  core: Core;
+  deps: CoreDeps;
+  auth: Authenticator;
+  summaries?: SummaryQueue;
+  /** Records the embedder's identity on a store that has none yet (opened with `deferIdentity`); nothing otherwise. */
+  claimIdentity(): Promise<void>;
+  close(): Promise<void>;
+};
 
-export async function openEngram(opts: { env?: NodeJS.ProcessEnv; log?: Logger; embedder?: Embedder; store?: Store } = {}): Promise<Engram> {
+/**
+ * `deferIdentity`: the embedder's identity is checked but not yet recorded on
+ * a new store, so a start that fails after opening (a port in use) leaves
+ * nothing that would refuse the next start with another embedder.
+ */
+export async function openEngram(opts: { env?: NodeJS.ProcessEnv; log?: Logger; embedder?: Embedder; store?: Store; deferIdentity?: boolean } = {}): Promise<Engram> {
   const env = opts.env ?? process.env;
   const log = opts.log ?? stderrLogger();
   const limits = limitsFromEnv(env);
@@ -79,7 +97,11 @@ export async function openEngram(opts: { env?: NodeJS.ProcessEnv; log?: Logger; 
       store = openStore(env, embedder.identity.dim, log, { integrityCheck: "background" });
     }
   }
-  await ensureEmbedderIdentity(store, embedder);
+  let claim = await identityClaim(store, embedder);
+  if (!opts.deferIdentity) {
+    await claim?.();
+    claim = undefined;
+  }
   const deps: CoreDeps = { store, embedder, limits, now: () => new Date(), log };
   const summaries = startSummaryQueue(summary, env, deps);
   return {
@@ -87,6 +109,11 @@ export async function openEngram(opts: { env?: NodeJS.ProcessEnv; log?: Logger; 
     deps,
     auth,
     summaries,
+    claimIdentity: async () => {
+      const once = claim;
+      claim = undefined;
+      await once?.();
+    },
     close: async () => {
       await summaries?.close();
       await store.close();
@@ -150,10 +177,11 @@ export async function serveMcpStdio(opts: { env?: NodeJS.ProcessEnv } = {}): Pro
 export type ServeOptions = { env?: NodeJS.ProcessEnv; listenAddr?: string; log?: Logger; embedder?: Embedder; store?: Store };
 
 /** `engram serve`: one listener for Connect, gRPC, gRPC-Web, MCP and /healthz. */
-export async function serve(opts: ServeOptions = {}): Promise<{ server: RunningServer; engram: Engram; close(): Promise<void> }> {
+/** `close(signal)`: the signal that stopped the process is logged as the stop begins and when it is done. */
+export async function serve(opts: ServeOptions = {}): Promise<{ server: RunningServer; engram: Engram; close(signal?: string): Promise<void> }> {
   const env = opts.env ?? process.env;
   const log = opts.log ?? stderrLogger();
-  const engram = await openEngram({ ...opts, env, log });
+  const engram = await openEngram({ ...opts, env, log, deferIdentity: true });
   if (engram.auth.anonymous) {
     // Empty counts as unset, as for every setting; the names (never the values) say which were set so, in case that was a mistake.
     const empty = IDENTITY_SETTINGS.filter((name) => env[name] !== undefined && env[name]!.trim() === "");
@@ -174,20 +202,27 @@ export async function serve(opts: ServeOptions = {}): Promise<{ server: RunningS
   const observe = accessLog(log, metrics.observe);
   const maxRequestBytes = maxRequestBytesFromEnv(env);
   const connect = connectNodeHandler({ core: engram.core, log, auth: engram.auth, maxRequestBytes, observe }) as Handler;
-  const server = await startServer({
-    listenAddr: listenAddrOf(env, opts.listenAddr),
-    connect,
-    mcp: mcpHttpHandler(engram.core, { maxRequestBytes, observe }),
-    metrics: metrics.render,
-    auth: engram.auth,
-    protectedResource: protectedResourceFromEnv(env),
-    consoleSignIn: consoleSignInFromEnv(env),
-    onUnauthenticated: metrics.unauthenticated,
-    allowedOrigins: allowedOriginsFromEnv(env),
-    requestTimeoutMs: requestTimeoutFromEnv(env),
-    log: (line) => log.info(String(line.msg ?? "server"), line),
-    waiting: () => waitingParts(engram.deps),
-  });
+  let server: RunningServer;
+  try {
+    server = await startServer({
+      listenAddr: listenAddrOf(env, opts.listenAddr),
+      connect,
+      mcp: mcpHttpHandler(engram.core, { maxRequestBytes, observe }),
+      metrics: metrics.render,
+      auth: engram.auth,
+      protectedResource: protectedResourceFromEnv(env),
+      consoleSignIn: consoleSignInFromEnv(env, engram.deps.store),
+      onUnauthenticated: metrics.unauthenticated,
+      allowedOrigins: allowedOriginsFromEnv(env),
+      requestTimeoutMs: requestTimeoutFromEnv(env),
+      log: (line) => log.info(String(line.msg ?? "server"), line),
+      waiting: () => waitingParts(engram.deps),
+    });
+  } catch (err) {
+    await engram.close();
+    throw err;
+  }
+  await engram.claimIdentity();
   log.info("engram listening", { url: server.url, store: engram.deps.store.kind, embedder: identityKey(engram.deps.embedder.identity) });
   // Listening comes first: loading the mirror and catching the vector index
   // up run in slices between requests, and /readyz says when they are done.
@@ -199,9 +234,11 @@ export async function serve(opts: ServeOptions = {}): Promise<{ server: RunningS
   return {
     server,
     engram,
-    close: async () => {
+    close: async (signal?: string) => {
+      if (signal !== undefined) log.info("engram stopping", { signal });
       await server.close();
       await engram.close();
+      if (signal !== undefined) log.info("engram stopped", { signal });
     },
   };
 }

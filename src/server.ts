@@ -40,7 +40,7 @@ import net from "node:net";
 import { CallerGate, type AuthFailure, type AuthLane, type AuthResult, type Authenticator, type ConsoleSignIn, type ProtectedResource } from "./auth/index.js";
 import type { AnyRequest, AnyResponse, Handler } from "./node-http.js";
 import { defaultConsoleDir, isConsolePath, serveConsole } from "./ui/console-route.js";
-import { isSignInPath, serveSignIn } from "./ui/sign-in-route.js";
+import { SIGN_IN_PATHS, isSignInPath, serveSignIn } from "./ui/sign-in-route.js";
 import { REQUEST_TIMEOUT_MS, originOf, parseListenAddr } from "./listen-config.js";
 
 export type { AnyRequest, AnyResponse, Handler } from "./node-http.js";
@@ -303,7 +303,14 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         return;
       }
       if (isSignInPath(opts.consoleSignIn, path)) {
-        serveSignIn(opts.consoleSignIn, req, res as ServerResponse, path, (err) => log({ level: "error", msg: "console sign-in failed", error: err instanceof Error ? err.name : "unknown" }));
+        const signIn = (caller?: AuthResult) =>
+          serveSignIn(opts.consoleSignIn, req, res as ServerResponse, path, (err) => log({ level: "error", msg: "console sign-in failed", error: err instanceof Error ? err.name : "unknown" }), {
+            anonymous: auth.anonymous,
+            caller,
+          });
+        // /ui/auth names whoever the request's credential (a session or a bearer) is, as Connect would admit it.
+        if (path === SIGN_IN_PATHS.auth && (req.headers.authorization !== undefined || req.headers.cookie !== undefined)) checked(req, res, path, signIn, true);
+        else signIn();
         return;
       }
       if (isConsolePath(path)) {
@@ -316,8 +323,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         path,
         (answer) => {
           // The Connect handler refuses an unadmitted caller itself, in the caller's protocol.
-          if (answer.ok && answer.renew) res.setHeader("set-cookie", [...answer.renew]);
-          if (!answer.ok && answer.failure !== "unavailable") res.setHeader("www-authenticate", gate.challenge(answer.failure));
+          for (const [name, value] of Object.entries(gate.connectHeaders(answer))) res.setHeader(name, value);
           opts.connect(req, res);
         },
         true,

@@ -124,8 +124,11 @@ describe("engram client verbs against a real server", { timeout: 180_000 }, () =
     expect(res.memories[0]!.short_id).toBe(short_id);
   });
 
-  it("list of an empty scope renders an empty memories array in the one JSON document", async () => {
-    const stdout = await ok(["list", "--scope", "repo:example/nothing-here"]);
+  it("list of an empty scope renders an empty memories array in the one JSON document, exit 0, and says on stderr the scope holds nothing", async () => {
+    const run = await runEngram(["list", "--scope", "repo:example/nothing-here"], { ENGRAM_SERVER_URL: server.url });
+    expect(run.code).toBe(EXIT.ok);
+    expect(run.stderr).toMatch(/^engram: the scope holds no records you may read(; nearest: [^\n]+)?\n$/);
+    const stdout = run.stdout;
     expect(stdout).toContain('"memories": []');
     const doc = JSON.parse(stdout) as Record<string, unknown>;
     expect(doc).toMatchObject({ memories: [], total: "0", next_page_token: "", searched_scopes: [] });
@@ -177,6 +180,8 @@ describe("engram client verbs against a real server", { timeout: 180_000 }, () =
     expect((JSON.parse(await ok(["get", short_id])) as { memory: JsonMemory }).memory.tags).toEqual([]);
 
     expect(await ok(["delete", short_id])).toBe("{}\n");
+    const other = JSON.parse(await ok(["store", "--content", "Gone soon.", "--scope", "repo:example/upd", "--source", "user-said", "--category", "decision"])) as { id: string; short_id: string };
+    expect(await ok(["delete", other.short_id, "--output", "text"])).toBe(`deleted ${other.id}\n`);
     const gone = await runEngram(["get", short_id], { ENGRAM_SERVER_URL: server.url });
     expect(gone.code).toBe(EXIT.not_found);
     expect(gone.stderr).toBe(`not found: ${short_id}\n`);
@@ -280,7 +285,8 @@ describe("engram client verbs against a real server", { timeout: 180_000 }, () =
 
     for (const c of ["one", "two"]) await ok(["store", "--content", c, "--scope", "repo:example/teardown", ...RECORD]);
     expect(JSON.parse(await ok(["delete-all", "--scope", "repo:example/teardown", "--yes"]))).toEqual({ deleted: "2" });
-    expect((JSON.parse(await ok(["list", "--scope", "repo:example/teardown"])) as { memories: unknown[] }).memories).toEqual([]);
+    const emptied = await runEngram(["list", "--scope", "repo:example/teardown"], { ENGRAM_SERVER_URL: server.url });
+    expect({ code: emptied.code, memories: (JSON.parse(emptied.stdout) as { memories: unknown[] }).memories }).toEqual({ code: EXIT.ok, memories: [] });
     const noScope = await runEngram(["delete-all"], { ENGRAM_SERVER_URL: server.url });
     expect(noScope.code).toBe(EXIT.usage);
     expect(noScope.stderr.trim()).toBe("field=scope hint=required: scope is required");

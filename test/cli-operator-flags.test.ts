@@ -28,7 +28,7 @@ describe("operator sweep flags", { timeout: 60_000 }, () => {
     expect({ code: run.code, stdout: run.stdout, stderr: run.stderr }).toEqual({
       code: EXIT.usage,
       stdout: "",
-      stderr: "engram: --older-than must be at most 8760000h (1000 years), or 0\n",
+      stderr: "field=older-than hint=out_of_range: --older-than must be at most 8760000h (1000 years), or 0\n",
     });
   });
 
@@ -46,13 +46,13 @@ describe("operator sweep flags", { timeout: 60_000 }, () => {
   });
 
   it.concurrent.for([
-    ["spine-review", "consolidate", "--all-scopes", "--top-k", "0"],
-    ["spine-review", "consolidate", "--all-scopes", "--top-k", "-1"],
-    ["spine-review", "consolidate", "--all-scopes", "--top-k", "many"],
-    ["spine-review", "consolidate", "--all-scopes", "--top-k", "101"],
-  ])("a --top-k outside 1 to 100 says so, whatever the value: engram %s %s %s %s %s", async (args, { expect }) => {
-    const run = await runEngram(args, nowhere);
-    expect({ code: run.code, stdout: run.stdout, stderr: run.stderr }).toEqual({ code: EXIT.usage, stdout: "", stderr: "engram: --top-k must be an integer from 1 to 100\n" });
+    ["0", "out_of_range"],
+    ["-1", "format"],
+    ["many", "format"],
+    ["101", "out_of_range"],
+  ])("a --top-k outside 1 to 100 is the top-k envelope, whatever the value: engram spine-review consolidate --top-k %s", async ([value, hint], { expect }) => {
+    const run = await runEngram(["spine-review", "consolidate", "--all-scopes", "--top-k", value!], nowhere);
+    expect({ code: run.code, stdout: run.stdout, stderr: run.stderr }).toEqual({ code: EXIT.usage, stdout: "", stderr: `field=top-k hint=${hint}: --top-k must be an integer from 1 to 100\n` });
   });
 
   it("takes a --min-score written with an exponent, and refuses one past 1 or not a number", async () => {
@@ -61,10 +61,9 @@ describe("operator sweep flags", { timeout: 60_000 }, () => {
     );
     // Past the flags, the run stops at the missing store.
     expect(exponent!.stderr).toMatch(/^engram: no engram store in /);
-    expect(refused).toHaveLength(2);
-    for (const run of refused) {
-      expect({ code: run.code, stdout: run.stdout, stderr: run.stderr }).toEqual({ code: EXIT.usage, stdout: "", stderr: "engram: --min-score must be a number from -1 to 1 (a cosine)\n" });
-    }
+    expect(refused.map((run) => ({ code: run.code, stdout: run.stdout, stderr: run.stderr }))).toEqual(
+      ["out_of_range", "format"].map((hint) => ({ code: EXIT.usage, stdout: "", stderr: `field=min-score hint=${hint}: --min-score must be a number from -1 to 1 (a cosine)\n` })),
+    );
   });
 
   it.concurrent.for([
@@ -83,5 +82,30 @@ describe("operator sweep flags", { timeout: 60_000 }, () => {
       stdout: "",
       stderr: `${ruleError("sweep-scope-or-all-scopes-required").message}\n`,
     });
+  });
+
+  it("a purge that selects nothing is the envelope naming the flags that would select something", async () => {
+    const run = await runEngram(["spine-review", "purge", "--apply"], nowhere);
+    expect({ code: run.code, stdout: run.stdout, stderr: run.stderr }).toEqual({
+      code: EXIT.usage,
+      stdout: "",
+      stderr:
+        "field=class,category,tags,older-than hint=required: purge needs --class (superseded, expired or archived), or a filter (--category, --tags, --older-than) with --scope or --all-scopes\n",
+    });
+  });
+
+  it.concurrent.for([
+    ["migrate"],
+    ["migrate", "revert", "--to", "1"],
+    ["prune-expired"],
+    ["spine-review", "purge", "--class", "archived", "--all-scopes"],
+    ["migrate-remap-owner", "--from-anon", "--to", "bob"],
+    ["reindex"],
+  ])("ENGRAM_PROGRESS is checked alike for a preview and an apply: engram %s %s %s %s %s", async (args, { expect }) => {
+    const env = { ...nowhere, ENGRAM_PROGRESS: "sometimes" };
+    const [preview, apply] = await Promise.all([runEngram(args, env), runEngram([...args, "--apply"], env)]);
+    const refusal = { code: EXIT.usage, stdout: "", stderr: "engram: ENGRAM_PROGRESS must be auto, always or never\n" };
+    expect({ code: preview.code, stdout: preview.stdout, stderr: preview.stderr }).toEqual(refusal);
+    expect({ code: apply.code, stdout: apply.stdout, stderr: apply.stderr }).toEqual(refusal);
   });
 });

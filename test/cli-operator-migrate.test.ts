@@ -340,19 +340,19 @@ describe("engram migrate usage refusals", { timeout: 180_000 }, () => {
   const beforeSub = (flag: string, sub: string) =>
     `engram: ${flag} must follow the subcommand (engram migrate ${sub} ${flag}); given before ${sub} it is a flag of engram migrate itself, so nothing was run`;
   const ROWS: Row[] = [
-    { name: "revert without --to", args: ["migrate", "revert"], line: "engram: --to <v> is required" },
-    { name: "revert --to -1", args: ["migrate", "revert", "--to", "-1"], line: "engram: --to must be a non-negative integer version" },
-    { name: "revert --to 1.5", args: ["migrate", "revert", "--to", "1.5", "--apply"], line: "engram: --to must be a non-negative integer version" },
+    { name: "revert without --to", args: ["migrate", "revert"], line: "field=to hint=required: --to <v> is required" },
+    { name: "revert --to -1", args: ["migrate", "revert", "--to", "-1"], line: "field=to hint=format: --to must be a non-negative integer version" },
+    { name: "revert --to 1.5", args: ["migrate", "revert", "--to", "1.5", "--apply"], line: "field=to hint=format: --to must be a non-negative integer version" },
     {
       name: "revert --to above the current version",
       args: ["migrate", "revert", "--to", String(CURRENT_SCHEMA_VERSION + 1), "--apply"],
-      line: `engram: --to is above this binary's current target version (${CURRENT_SCHEMA_VERSION}); there is nothing to revert past it`,
+      line: `field=to hint=out_of_range: --to is above this binary's current target version (${CURRENT_SCHEMA_VERSION}); there is nothing to revert past it`,
       lacks: String(CURRENT_SCHEMA_VERSION + 1),
     },
     {
       name: "revert --to past any safe integer",
       args: ["migrate", "revert", "--to", HUGE],
-      line: `engram: --to is above this binary's current target version (${CURRENT_SCHEMA_VERSION}); there is nothing to revert past it`,
+      line: `field=to hint=out_of_range: --to is above this binary's current target version (${CURRENT_SCHEMA_VERSION}); there is nothing to revert past it`,
       lacks: HUGE.slice(0, 8),
     },
     { name: "--apply before revert", args: ["migrate", "--apply", "revert", "--to", "1", "--output", "json"], line: beforeSub("--apply", "revert") },
@@ -368,8 +368,8 @@ describe("engram migrate usage refusals", { timeout: 180_000 }, () => {
       args: ["migrate", "--no-snapshot", "revert", "--to", "1", "--apply"],
       line: "engram: --no-snapshot is a flag of engram migrate, not of engram migrate revert; nothing was run",
     },
-    { name: "migrate --timeout without a unit", args: ["migrate", "--apply", "--timeout", "5"], line: "engram: --timeout must be a duration such as 30s, 5m or 1h, or 0 for no limit" },
-    { name: "migrate --batch-size 0", args: ["migrate", "--apply", "--batch-size", "0"], line: "engram: --batch-size must be an integer from 1 to 100000" },
+    { name: "migrate --timeout without a unit", args: ["migrate", "--apply", "--timeout", "5"], line: "field=timeout hint=format: --timeout must be a duration such as 30s, 5m or 1h, or 0 for no limit" },
+    { name: "migrate --batch-size 0", args: ["migrate", "--apply", "--batch-size", "0"], line: "field=batch-size hint=out_of_range: --batch-size must be an integer from 1 to 100000" },
   ];
 
   it.concurrent.for(ROWS)("$name exits 2 with its exact text before opening the store", async (row, { expect }) => {

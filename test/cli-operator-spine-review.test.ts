@@ -248,7 +248,7 @@ describe("engram spine-review", { timeout: 180_000 }, () => {
     it("archive without --id exits 2 with the ids envelope", async () => {
       const run = await runEngram(["spine-review", "archive", "--apply"], refusalEnv);
       expect({ code: run.code, stdout: run.stdout }).toEqual({ code: EXIT.usage, stdout: "" });
-      expect(run.stderr.split("\n")).toContain("field=ids hint=required: ids is required");
+      expect(run.stderr.split("\n")).toContain("field=id hint=required: --id is required");
       expect(await qdrantRequestsFor(refusalEnv)).toBe(0);
     });
   });

@@ -49,6 +49,18 @@ describe("the read verbs against a real server", { timeout: 180_000 }, () => {
     });
   });
 
+  it("list and search in a scope that holds nothing of hers answer empty, exit 0, and name her nearest scopes on stderr", async () => {
+    const note = "engram: the scope holds no records you may read; nearest: repo:a, repo:b\n";
+    const list = await asAlice(["list", "--scope", "repo:c", "--output", "json"]);
+    expect({ code: list.code, memories: (JSON.parse(list.stdout) as { memories: unknown[] }).memories, stderr: list.stderr }).toEqual({ code: EXIT.ok, memories: [], stderr: note });
+    const search = await asAlice(["search", "--query", "anything", "--scope", "repo:c", "--output", "json"]);
+    expect({ code: search.code, stderr: search.stderr }).toEqual({ code: EXIT.ok, stderr: note });
+    // Far from every scope of hers: said, with no scope named.
+    expect((await asAlice(["list", "--scope", "team:platform/infra", "--output", "json"])).stderr).toBe("engram: the scope holds no records you may read\n");
+    // A scope of hers says nothing more, whatever it answers.
+    expect((await asAlice(["list", "--scope", "repo:a", "--output", "json"])).stderr).toBe("");
+  });
+
   it("list-tags counts tags, most used first", async () => {
     expect(await ok(["list-tags", "--scope", "repo:a"])).toEqual({ tags: [{ tag: "billing", count: "1" }, { tag: "db", count: "1" }], more: false });
     const text = await asAlice(["list-tags", "--scope", "repo:a", "--output", "text"]);

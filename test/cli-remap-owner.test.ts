@@ -112,15 +112,15 @@ describe("engram migrate-remap-owner", { timeout: 180_000 }, () => {
       [EXIT.usage, "", "field=from,from-missing,from-anon hint=required: one of --from <owner>, --from-missing (records with no owner) or --from-anon (the anonymous bucket) is required\n"],
       [EXIT.usage, "", "field=from,from-missing,from-anon hint=mutually_exclusive: give exactly one of --from <owner>, --from-missing and --from-anon\n"],
       [EXIT.usage, "", "field=to hint=required: --to <owner> is required: the owner the records move to\n"],
-      [EXIT.usage, "", "engram: --to must differ from the owner the records move from; nothing would change\n"],
-      [EXIT.usage, "", "engram: --timeout must be a positive duration such as 30s, 5m or 1h\n"],
+      [EXIT.usage, "", "field=from,to hint=not_applicable: --to must differ from the owner the records move from; nothing would change\n"],
+      [EXIT.usage, "", "field=timeout hint=out_of_range: --timeout must be a positive duration such as 30s, 5m or 1h\n"],
       [EXIT.usage, "", "field=owner hint=required: --owner <owner> is required: the owner records with no owner get\n"],
       // The alias's own flag is the one named.
-      [EXIT.usage, "", "engram: --owner must not contain control characters\n"],
-      [EXIT.usage, "", `engram: --owner must be at most ${MAX_OWNER_BYTES} bytes\n`],
+      [EXIT.usage, "", "field=owner hint=format: --owner must not contain control characters\n"],
+      [EXIT.usage, "", `field=owner hint=too_long: --owner must be at most ${MAX_OWNER_BYTES} bytes\n`],
       [EXIT.usage, "", "field=from,from-missing,from-anon hint=required: one of --from <owner>, --from-missing (records with no owner) or --from-anon (the anonymous bucket) is required\n"],
-      [EXIT.usage, "", "engram: --to must not contain whitespace: no token or session could act as that owner\n"],
-      [EXIT.usage, "", "engram: --owner must not contain whitespace: no token or session could act as that owner\n"],
+      [EXIT.usage, "", "field=to hint=format: --to must not contain whitespace: no token or session could act as that owner\n"],
+      [EXIT.usage, "", "field=owner hint=format: --owner must not contain whitespace: no token or session could act as that owner\n"],
     ]);
     // An OIDC owner's claim value is the identity provider's, spaces and all: it passes the flags and stops only at the missing store.
     const oidc = await runEngram(["migrate-remap-owner", "--from-missing", "--to", "3:sub:5:a b c"], nowhere);

@@ -36,6 +36,10 @@ function sharedBehaviour(getClient: () => Client) {
     expect(getClient().getServerVersion()?.name).toBe("engram");
   });
 
+  it("does not promise tools/list_changed notifications: the tool set never changes while it runs", () => {
+    expect(getClient().getServerCapabilities()?.tools).toEqual({ listChanged: false });
+  });
+
   it("answers a store_memory with 129 tags with exactly the envelope", async () => {
     const r = await call("store_memory", memory({ tags: TAGS_129 }));
     expect(r.isError).toBe(true);

@@ -29,6 +29,15 @@ beforeAll(async () => {
 afterAll(async () => server?.close());
 
 describe("an OIDC token while the issuer cannot be reached", () => {
+  it("is 503 with Retry-After on Connect as on MCP, naming no challenge", async () => {
+    const token = `${b64({ alg: "RS256", kid: "k" })}.${b64({ iss: issuer, email: "ada@example.test", email_verified: true, exp: 4102444800 })}.c2ln`;
+    const r = await fetch(`${server.url}/engram.v1.EngramService/ListScopes`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: "{}" });
+    expect(r.status).toBe(503);
+    expect(r.headers.get("retry-after")).toBe("5");
+    expect(r.headers.get("www-authenticate")).toBeNull();
+    expect(await r.json()).toEqual({ code: "unavailable", message: "the identity provider could not be reached; try again" });
+  });
+
   it("is unavailable on Connect and 503 with Retry-After on MCP, never a 401, and is counted by class", async () => {
     const token = `${b64({ alg: "RS256", kid: "k" })}.${b64({ iss: issuer, email: "ada@example.test", email_verified: true, exp: 4102444800 })}.c2ln`;
     const message = "the identity provider could not be reached; try again";
@@ -43,7 +52,7 @@ describe("an OIDC token while the issuer cannot be reached", () => {
     expect(mcp.headers.get("www-authenticate")).toBeNull();
     expect(await mcp.json()).toEqual({ code: "unavailable", message });
     const metrics = await (await fetch(`${server.url}/metrics`, { headers: { authorization: "Bearer tok-ops" } })).text();
-    expect(metrics).toContain('engram_unauthenticated_total{lane="oidc",class="unavailable"} 2');
+    expect(metrics).toContain('engram_unauthenticated_total{lane="oidc",class="unavailable"} 3');
     expect(server.log.text()).toContain("oidc discovery failed");
   });
 });

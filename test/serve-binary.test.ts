@@ -76,7 +76,16 @@ describe("engram serve as a child process", () => {
     expect(page.memories.map((m) => m.content)).toEqual([long]);
   });
 
-  it("stops cleanly on SIGTERM", async () => {
+  it("stops cleanly on SIGTERM, and says so in its log as it begins and when it is done", async () => {
     expect(await serve.stop()).toBe(0);
+    const lines = serve
+      .stderr()
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l) as { msg?: string; signal?: string });
+    expect(lines.filter((l) => l.signal !== undefined).map((l) => [l.msg, l.signal])).toEqual([
+      ["engram stopping", "SIGTERM"],
+      ["engram stopped", "SIGTERM"],
+    ]);
   });
 });

@@ -114,7 +114,7 @@ describe("item 3: a number too large for the wire", () => {
 
   it("an operator flag of any size is judged by its own range", async () => {
     const run = await engram(["migrate", "--batch-size", BIG]);
-    expect({ exit: run.code, stderr: run.stderr, stdout: run.stdout }).toEqual({ exit: EXIT.usage, stderr: "engram: --batch-size must be an integer from 1 to 100000\n", stdout: "" });
+    expect({ exit: run.code, stderr: run.stderr, stdout: run.stdout }).toEqual({ exit: EXIT.usage, stderr: "field=batch-size hint=out_of_range: --batch-size must be an integer from 1 to 100000\n", stdout: "" });
   });
 });
 
@@ -127,11 +127,11 @@ describe("item 4: flag errors name the flag and what it expects, never the value
     ["related --k", ["related", "x", "--k", MARK], EXIT.usage, "field=k hint=format: k must be a non-negative integer"],
     ["a client verb's --output", ["search", "--query", "x", "--scope", "a", "--output", MARK], EXIT.usage, "engram: --output must be one of json|text"],
     // Letters and 0 get the one line that states the range batchSize() enforces.
-    ["migrate --batch-size", ["migrate", "--batch-size", MARK], EXIT.usage, "engram: --batch-size must be an integer from 1 to 100000"],
-    ["migrate --batch-size 0", ["migrate", "--batch-size", "0"], EXIT.usage, "engram: --batch-size must be an integer from 1 to 100000"],
-    ["migrate-remap-owner --batch-size", ["migrate-remap-owner", "--from-anon", "--to", "x", "--batch-size", MARK], EXIT.usage, "engram: --batch-size must be an integer from 1 to 100000"],
-    ["migrate --output", ["migrate", "--output", MARK], EXIT.usage, "engram: --output must be one of json|text"],
-    ["import --batch-size", ["import", "-", "--batch-size", MARK], EXIT.usage, "engram: --batch-size must be an integer from 1 to 100000"],
+    ["migrate --batch-size", ["migrate", "--batch-size", MARK], EXIT.usage, "field=batch-size hint=format: --batch-size must be an integer from 1 to 100000"],
+    ["migrate --batch-size 0", ["migrate", "--batch-size", "0"], EXIT.usage, "field=batch-size hint=out_of_range: --batch-size must be an integer from 1 to 100000"],
+    ["migrate-remap-owner --batch-size", ["migrate-remap-owner", "--from-anon", "--to", "x", "--batch-size", MARK], EXIT.usage, "field=batch-size hint=format: --batch-size must be an integer from 1 to 100000"],
+    ["migrate --output", ["migrate", "--output", MARK], EXIT.usage, "field=output hint=enum: --output must be one of json|text"],
+    ["import --batch-size", ["import", "-", "--batch-size", MARK], EXIT.usage, "field=batch-size hint=format: --batch-size must be an integer from 1 to 100000"],
     ["an unknown flag with a value", ["search", `--tok=${MARK}`], EXIT.usage, "engram: unknown option '--tok'"],
     ["a value given to a switch", ["search", `--full=${MARK}`], EXIT.usage, "engram: --full takes no value"],
     ["an unknown flag that is not a name", ["search", `--${MARK} x`], EXIT.usage, "engram: unknown option"],

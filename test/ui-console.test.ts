@@ -86,13 +86,29 @@ describe.skipIf(!BROWSER)(`the console in headless Chromium${BROWSER ? "" : ` ($
   const requested: string[] = [];
   const notFound: string[] = [];
 
-  const shoot = async (name: string) => {
+  /** Every table's right edge and the page's own width, against the viewport's. */
+  const overflow = () =>
+    page.evaluate(() => {
+      const edge = document.documentElement.clientWidth;
+      return {
+        page: document.documentElement.scrollWidth > edge,
+        tables: [...document.querySelectorAll("table")].filter((t) => t.getBoundingClientRect().right > edge + 0.5).map((t) => t.id || t.className || "table"),
+      };
+    });
+  /** Screenshots at each width; at phone width nothing runs past the screen's edge; signed in, every page names who. */
+  const shoot = async (name: string, opts: { signedIn?: string } = {}) => {
     for (const w of WIDTHS) {
       await page.setViewport({ width: w.width, height: w.height, isMobile: w.isMobile });
       await page.screenshot({ path: join(ARTIFACTS, `${name}-${w.name}.png`), fullPage: true });
+      if (w.width === 390) expect(await overflow(), `${name} at ${w.width} px`).toEqual({ page: false, tables: [] });
     }
     await page.setViewport({ width: 1280, height: 900 });
+    if (opts.signedIn !== undefined) {
+      await page.waitForFunction(() => document.querySelector("#whoami")?.textContent !== "");
+      expect(await page.$eval("#whoami", (e) => e.textContent), name).toBe(opts.signedIn);
+    }
   };
+  const AS_ALICE = { signedIn: "Signed in as alice" };
   const go = async (hash: string, ready: string) => {
     await page.evaluate((h) => (location.hash = h), hash);
     await page.waitForSelector(ready);
@@ -148,13 +164,11 @@ describe.skipIf(!BROWSER)(`the console in headless Chromium${BROWSER ? "" : ` ($
     expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
   });
 
-  it("refuses to continue without a token on a server that has tokens", async () => {
+  it("offers no way on without a token, and says nothing of anonymous servers, on a server that has tokens", async () => {
     await page.reload();
-    await page.waitForSelector("#anonymous");
-    expect(await page.$("[role=alert]:not([hidden])")).toBeNull();
-    await page.click("#anonymous");
-    await page.waitForFunction(() => document.querySelector("[role=alert]:not([hidden])")?.textContent?.includes("a valid bearer token is required"));
-    expect(await page.evaluate(() => [location.hash, sessionStorage.length])).toEqual(["#/sign-in", 0]);
+    await page.waitForSelector("#sign-in[data-asked]");
+    expect(await page.$("#anonymous")).toBeNull();
+    expect(await page.$eval("#main", (e) => e.textContent ?? "")).not.toMatch(/anonymous/i);
   });
 
   it("signs in with the token, keeps it in session storage only, and lists the scope with its count", async () => {
@@ -166,7 +180,7 @@ describe.skipIf(!BROWSER)(`the console in headless Chromium${BROWSER ? "" : ` ($
     const rows = await page.$$eval("#scopes tbody tr", (trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent)));
     // ListScopes applies authorization only, so the superseded record counts too.
     expect(rows).toEqual([[SCOPE, "3"]]);
-    await shoot("scopes");
+    await shoot("scopes", AS_ALICE);
   });
 
   it("finds the stored record by search in the page", async () => {
@@ -177,12 +191,17 @@ describe.skipIf(!BROWSER)(`the console in headless Chromium${BROWSER ? "" : ` ($
     await page.keyboard.press("Enter");
     await page.waitForSelector(`#results tr[data-id="${id}"]`);
     expect((await rowIds())[0]).toBe(id);
-    await shoot("search");
+    await shoot("search", AS_ALICE);
   });
 
   it("archives the record from the scope's list, shows the per-id outcome, and the record leaves the list", async () => {
     await go(`#/records/${encodeURIComponent(SCOPE)}`, `#results tr[data-id="${id}"]`);
-    await shoot("records");
+    await shoot("records", AS_ALICE);
+    // A date as people read it; the exact instant stays in the <time> element's datetime.
+    const created = await page.$eval(`#results tr[data-id="${id}"] time`, (t) => ({ datetime: t.getAttribute("datetime") ?? "", text: t.textContent ?? "" }));
+    expect(created.datetime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
+    expect(created.text).not.toContain("T");
+    expect(created.text).toMatch(/\d{4}/);
     await page.click(`#results tr[data-id="${id}"] input[type=checkbox]`);
     await page.click("#results .archive-selected");
     await page.waitForSelector('#outcomes td[data-outcome="archived"]');
@@ -247,7 +266,7 @@ describe.skipIf(!BROWSER)(`the console in headless Chromium${BROWSER ? "" : ` ($
     expect(input).toEqual({ invalid: "true", focused: true });
     // Only the named field is marked.
     expect(await page.$$eval(".invalid", (els) => els.map((e) => e.getAttribute("data-field")))).toEqual(["created_after"]);
-    await shoot("bad-filter");
+    await shoot("bad-filter", AS_ALICE);
   });
 
   it("sends a count of any length to the server and shows its out_of_range answer on the field, with the core's default as placeholder", async () => {
@@ -276,7 +295,8 @@ describe.skipIf(!BROWSER)(`the console in headless Chromium${BROWSER ? "" : ` ($
     expect(text).toContain(shortId);
     expect(text).toContain("predecessor, depth 1");
     expect(text).toContain("src/cache.ts");
-    await shoot("record");
+    expect(await page.$eval("h1", (e) => e.textContent)).toBe(`Record ${shortId}`);
+    await shoot("record", AS_ALICE);
   });
 
   it("offers on a record page only the one of archive and restore that applies, and swaps it once used", async () => {
@@ -298,18 +318,33 @@ describe.skipIf(!BROWSER)(`the console in headless Chromium${BROWSER ? "" : ` ($
     await go("#/migrations", "#versions");
     expect(await page.$$eval("#versions tbody tr", (rows) => rows.length)).toBeGreaterThan(0);
     expect(await page.$eval("#pending", (e) => e.textContent)).toBe("0");
-    await shoot("migrations");
+    await shoot("migrations", AS_ALICE);
     await go("#/archive", "#archive");
     await page.type("#archive [name=ids]", `${shortId}\nno-such-record`);
     await page.click("#archive button[type=submit]");
     await page.waitForSelector("#outcomes tbody tr:nth-child(2)");
     expect(await page.$$eval("#outcomes td.outcome", (tds) => tds.map((t) => t.textContent))).toEqual(["archived", "not_found"]);
-    await shoot("archive");
+    await shoot("archive", AS_ALICE);
     await go("#/spine-review", "#spine");
     expect(await page.$eval("#no-rpc", (e) => e.textContent)).toContain("no spine-review RPC");
     // Three readable records: one live, one archived just now, one superseded.
     expect(await page.$$eval("#spine tbody td", (tds) => tds.map((t) => t.textContent))).toEqual([SCOPE, "3", "1", "2"]);
-    await shoot("spine-review");
+    await shoot("spine-review", AS_ALICE);
+  });
+
+  it("says a scope that holds none of her records holds nothing, and links her nearest scope", async () => {
+    await go(`#/records/${encodeURIComponent("repo:consoel")}`, "#empty-scope");
+    expect(await page.$eval("#empty-scope", (e) => e.textContent)).toBe(`This scope holds no records you may read. Nearest: ${SCOPE}`);
+    await page.click("#empty-scope a");
+    await page.waitForSelector("#results tbody tr");
+    expect(await page.$eval("h1 code", (e) => e.textContent)).toBe(SCOPE);
+    expect(await page.$("#empty-scope")).toBeNull();
+    await go("#/search", "#search");
+    await page.type("#search [name=query]", "zebra");
+    await page.type("#search [name=scope]", "repo:consoel");
+    await page.keyboard.press("Enter");
+    await page.waitForSelector("#empty-scope");
+    await shoot("empty-scope", AS_ALICE);
   });
 
   it("continues without a token on an anonymous server", async () => {
@@ -319,9 +354,12 @@ describe.skipIf(!BROWSER)(`the console in headless Chromium${BROWSER ? "" : ` ($
     try {
       await tab.goto(`${anonymous.url}/ui/`);
       await tab.waitForSelector("#anonymous");
+      expect(await tab.$eval("#anonymous-server", (e) => e.textContent)).toContain("This server runs anonymous");
       await tab.click("#anonymous");
       await tab.waitForSelector("#scopes, #main .empty");
       expect(await tab.evaluate(() => [location.hash, sessionStorage.getItem("engram.console.token")])).toEqual(["#/scopes", ""]);
+      await tab.waitForFunction(() => document.querySelector("#whoami")?.textContent !== "");
+      expect(await tab.$eval("#whoami", (e) => e.textContent)).toBe("Anonymous server: every caller shares one owner");
     } finally {
       await tab.close();
       await anonymous.close();

@@ -38,6 +38,19 @@ describe("the console's session cookie", () => {
     expect(await new ConsoleSession(parseCookieKey("22".repeat(32)), ["email"], false).resolve(ada, undefined)).toEqual({ ok: false, lane: "cookie", failure: "invalid" });
   });
 
+  it("ends every session of an owner once signed out, and no other owner's; a CSRF cookie left alone is an ended session", async () => {
+    const session = new ConsoleSession(KEY, ["email"], false);
+    const ada = cookieHeader(await session.start("ada@example.test", "ada@example.test"));
+    const adaElsewhere = cookieHeader(await session.start("ada@example.test", "ada@example.test"));
+    const bob = cookieHeader(await session.start("bob@example.test", "bob@example.test"));
+    await session.endAll("ada@example.test");
+    expect(await session.resolve(ada, undefined)).toEqual({ ok: false, lane: "cookie", failure: "expired" });
+    expect(await session.resolve(adaElsewhere, undefined)).toEqual({ ok: false, lane: "cookie", failure: "expired" });
+    expect(await session.resolve(bob, undefined)).toMatchObject({ ok: true, subject: { owner: "bob@example.test" } });
+    expect(await session.resolve(cookieHeader(await session.start("ada@example.test", "ada@example.test")), undefined)).toMatchObject({ ok: true });
+    expect(await session.resolve(ada.split("; ")[1], undefined)).toEqual({ ok: false, lane: "cookie", failure: "expired" });
+  });
+
   it("takes a 32-byte key as hex or base64 and refuses any other length", () => {
     expect(parseCookieKey(Buffer.alloc(32, 7).toString("base64")).length).toBe(32);
     expect(() => parseCookieKey("short")).toThrow("ENGRAM_UI_COOKIE_KEY must be 32 bytes, written as 64 hex digits or in base64 (e.g. openssl rand -base64 32)");

@@ -105,7 +105,9 @@ describe.skipIf(!BROWSER)(`console sign-in through the issuer in headless Chromi
     expect(cookies.engram_session).toMatchObject({ httpOnly: true, sameSite: "Lax", secure: false, path: "/" });
     expect(cookies.engram_csrf).toMatchObject({ httpOnly: false, sameSite: "Lax", path: "/" });
     expect(cookies.engram_session!.value).not.toContain(ADA);
-    expect(await page.evaluate(() => fetch("/ui/auth").then((r) => r.json()))).toEqual({ issuer_sign_in: true, session: { owner: ADA, actor: ADA } });
+    expect(await page.evaluate(() => fetch("/ui/auth").then((r) => r.json()))).toEqual({ issuer_sign_in: true, anonymous: false, session: { owner: ADA, actor: ADA } });
+    await page.waitForFunction(() => document.querySelector("#whoami")?.textContent !== "");
+    expect(await page.$eval("#whoami", (e) => e.textContent)).toBe(`Signed in as ${ADA}`);
   });
 
   it("stores through the session, archives on the console's own page, and the issuer's bearer token sees the same owner's record", async () => {
@@ -134,10 +136,19 @@ describe.skipIf(!BROWSER)(`console sign-in through the issuer in headless Chromi
     await browser.setCookie(session);
   });
 
-  it("signs out: the session's cookies are gone and the console is back at sign-in", async () => {
+  it("signs out: the session's cookies are gone, the console is back at sign-in, and put back they are told the session has ended", async () => {
+    const held = (await browser.cookies()).filter((c) => c.name.startsWith("engram_"));
     await page.click("#sign-out");
     await page.waitForSelector("#issuer-sign-in");
     expect((await browser.cookies()).map((c) => c.name).filter((n) => n.startsWith("engram_"))).toEqual([]);
     expect(server.log.text()).not.toContain("engram_session=");
+    // The old cookies replayed: the server no longer honours them, and the page says so in a signed-in person's words.
+    await browser.setCookie(...held);
+    expect((await call(page, "ListScopes", {}, true)).json).toEqual({ code: "unauthenticated", message: "the console session has ended (signed out, or it expired); sign in again" });
+    await page.evaluate(() => (location.hash = "#/scopes"));
+    await page.waitForSelector("#issuer-failed");
+    expect(await page.$eval("#issuer-failed", (e) => e.textContent)).toBe("Your session has ended (you signed out, or it expired). Sign in again.");
+    expect(await page.evaluate(() => document.cookie)).not.toContain("engram_csrf");
+    expect(await page.$("#anonymous")).toBeNull();
   });
 });

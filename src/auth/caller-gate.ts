@@ -13,6 +13,9 @@ import type { ProtectedResource } from "./protected-resource.js";
 import { admitRequest, authenticateRequest, type HeaderSource } from "./request-subject.js";
 import type { ConsoleSession } from "./ui-session.js";
 
+/** How long a caller waits before trying an unreachable identity provider again. */
+const RETRY_AFTER_SECONDS = "5";
+
 export type CallerGateOptions = {
   auth: Authenticator;
   protectedResource?: ProtectedResource;
@@ -39,6 +42,16 @@ export class CallerGate {
     return answer;
   }
 
+  /**
+   * The headers a Connect answer carries for this request: a session's
+   * renewal, the challenge of a refusal, or Retry-After while the identity
+   * provider cannot be reached (Connect answers that `unavailable`, 503).
+   */
+  connectHeaders(answer: AuthResult): Record<string, string | string[]> {
+    if (answer.ok) return answer.renew ? { "set-cookie": [...answer.renew] } : {};
+    return answer.failure === "unavailable" ? { "retry-after": RETRY_AFTER_SECONDS } : { "www-authenticate": this.challenge(answer.failure) };
+  }
+
   challenge(failure: AuthFailure): string {
     return bearerChallenge(failure, this.#o.protectedResource?.metadataUrl);
   }
@@ -51,7 +64,7 @@ export class CallerGate {
    */
   refusal(failure: AuthFailure): { status: 401 | 503; body: { code: string; message: string }; headers: Record<string, string> } {
     const message = unauthenticatedMessage(this.#o.auth.lanes, failure);
-    if (failure === "unavailable") return { status: 503, body: { code: "unavailable", message }, headers: { "retry-after": "5" } };
+    if (failure === "unavailable") return { status: 503, body: { code: "unavailable", message }, headers: { "retry-after": RETRY_AFTER_SECONDS } };
     return { status: 401, body: { code: "unauthenticated", message }, headers: { "www-authenticate": this.challenge(failure) } };
   }
 }

@@ -14,9 +14,20 @@ const LANE_WORDS: Partial<Record<AuthLane, string>> = {
   static: "a static token",
 };
 
-/** The sentence every lane's 401 carries. A server with static tokens only keeps the words its clients already know. */
-export function unauthenticatedMessage(lanes: readonly AuthLane[], failure: AuthFailure): string {
+/**
+ * Said to a console session that was refused: its holder signed in through
+ * the identity provider and has no token to send.
+ */
+export const SESSION_ENDED = "the console session has ended (signed out, or it expired); sign in again";
+
+/**
+ * The sentence every lane's 401 carries. A server with static tokens only
+ * keeps the words its clients already know; a refused console session is
+ * told to sign in again, not to send a bearer token.
+ */
+export function unauthenticatedMessage(lanes: readonly AuthLane[], failure: AuthFailure, lane?: AuthLane): string {
   if (failure === "unavailable") return AUTH_FAILURES.unavailable;
+  if (lane === "cookie") return SESSION_ENDED;
   const base = "a valid bearer token is required";
   if (!lanes.some((l) => l === "oidc" || l === "service")) return base;
   const accepted = lanes.map((l) => LANE_WORDS[l]).filter((w): w is string => w !== undefined);

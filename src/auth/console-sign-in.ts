@@ -12,6 +12,7 @@ import { jwtVerify, type JWTVerifyGetKey } from "jose";
 import { urlSetting, OIDC_ISSUER_ENV } from "./auth-config.js";
 import { DEFAULT_OWNER_CLAIMS, OWNER_CLAIM_ENV, ownerFromClaims, parseClaimList } from "./owner-claim.js";
 import { ALGORITHMS, CLOCK_SKEW_SECONDS, fetchDiscovery, remoteKeys, type Discovery } from "./oidc-verifier.js";
+import { storeSessionLedger, type MetaTable, type SessionLedger } from "./session-ledger.js";
 import { COOKIE_KEY_ENV, ConsoleSession, parseCookieKey, readCookies } from "./ui-session.js";
 
 export const UI_ISSUER_ENV = "ENGRAM_UI_ISSUER";
@@ -39,7 +40,7 @@ export class ConsoleSignIn {
   readonly #claims: readonly string[];
   #discovery: Promise<{ d: Discovery; keys: JWTVerifyGetKey }> | undefined;
 
-  constructor(cfg: { issuer: string; clientId: string; clientSecret: string; redirectUrl: string; cookieKey: Buffer; ownerClaims: readonly string[] }) {
+  constructor(cfg: { issuer: string; clientId: string; clientSecret: string; redirectUrl: string; cookieKey: Buffer; ownerClaims: readonly string[]; ledger?: SessionLedger }) {
     const redirect = new URL(cfg.redirectUrl);
     this.#issuer = cfg.issuer;
     this.#clientId = cfg.clientId;
@@ -47,7 +48,7 @@ export class ConsoleSignIn {
     this.#redirect = cfg.redirectUrl;
     this.#claims = cfg.ownerClaims;
     this.callbackPath = redirect.pathname;
-    this.session = new ConsoleSession(cfg.cookieKey, cfg.ownerClaims, !isLoopbackUrl(redirect), redirect.pathname);
+    this.session = new ConsoleSession(cfg.cookieKey, cfg.ownerClaims, !isLoopbackUrl(redirect), redirect.pathname, cfg.ledger);
   }
 
   #discover(): Promise<{ d: Discovery; keys: JWTVerifyGetKey }> {
@@ -61,20 +62,20 @@ export class ConsoleSignIn {
     return this.#discovery;
   }
 
-  /** Who the request's session is, for the console's first look; undefined without a valid one. */
-  async whoami(cookieHeader: string | string[] | undefined): Promise<{ owner: string; actor: string } | undefined> {
-    const a = await this.session.resolve(cookieHeader, undefined);
-    return a?.ok ? { owner: a.subject.owner, actor: a.subject.actor } : undefined;
-  }
-
-  /** Whether a request may end its session: it holds one, and proves it with the CSRF header. */
-  async mayEnd(cookieHeader: string | string[] | undefined, csrfHeader: string | string[] | undefined): Promise<boolean> {
+  /**
+   * Sign-out: a live session proven by its CSRF header is ended on the
+   * server (every session of its owner, src/auth/session-ledger.ts) and
+   * cleared from the browser; cookies of a session that has already ended
+   * are only cleared. Undefined, and nothing ended, for a live session
+   * without its CSRF header: another site must not sign the operator out.
+   */
+  async signOut(cookieHeader: string | string[] | undefined, csrfHeader: string | string[] | undefined): Promise<string[] | undefined> {
     const a = await this.session.resolve(cookieHeader, csrfHeader);
-    return a?.ok === true && a.csrf === true;
-  }
-
-  end(): string[] {
-    return this.session.end();
+    if (a?.ok === true) {
+      if (a.csrf !== true) return undefined;
+      await this.session.endAll(a.subject.owner);
+    }
+    return this.session.clear();
   }
 
   async begin(): Promise<SignInStep> {
@@ -142,9 +143,10 @@ export class ConsoleSignIn {
 /**
  * Console sign-in from the environment: on when the client id is set, and
  * then every other setting it needs must be too. Undefined when off (the
- * console keeps its token sign-in either way).
+ * console keeps its token sign-in either way). `meta` is the store's meta
+ * table, where sign-outs are kept for every server on that store.
  */
-export function consoleSignInFromEnv(env: NodeJS.ProcessEnv = process.env): ConsoleSignIn | undefined {
+export function consoleSignInFromEnv(env: NodeJS.ProcessEnv = process.env, meta?: MetaTable): ConsoleSignIn | undefined {
   const clientId = env[OIDC_CLIENT_ID_ENV]?.trim();
   if (clientId === undefined || clientId === "") return undefined;
   const issuer = urlSetting(env, UI_ISSUER_ENV) ?? urlSetting(env, OIDC_ISSUER_ENV);
@@ -165,5 +167,6 @@ export function consoleSignInFromEnv(env: NodeJS.ProcessEnv = process.env): Cons
     redirectUrl: redirectUrl!,
     cookieKey: parseCookieKey(key!),
     ownerClaims: parseClaimList(env[OWNER_CLAIM_ENV], DEFAULT_OWNER_CLAIMS, OWNER_CLAIM_ENV),
+    ...(meta ? { ledger: storeSessionLedger(meta) } : {}),
   });
 }

@@ -5,19 +5,22 @@
  * change it. It carries a version made of the session format and the owner
  * claims it was resolved under: a release that changes how owners are
  * encoded, or an operator who changes `ENGRAM_OWNER_CLAIM`, makes every
- * earlier cookie fail and its holder sign in again.
+ * earlier cookie fail and its holder sign in again. It also carries the
+ * owner's session generation at sign-in (src/auth/session-ledger.ts): once a
+ * sign-out advances it, the cookie is refused wherever it is replayed.
  */
 import { hkdfSync } from "node:crypto";
 import { EncryptJWT, jwtDecrypt } from "jose";
 import { ownerSubject } from "../model/subject.js";
 import { admitted, refused, type AuthResult } from "./auth-result.js";
 import { CSRF_COOKIE, csrfVerified, mintCsrfToken } from "./csrf.js";
+import { memorySessionLedger, type SessionLedger } from "./session-ledger.js";
 
 export const SESSION_COOKIE = "engram_session";
 export const LOGIN_COOKIE = "engram_login";
 export const COOKIE_KEY_ENV = "ENGRAM_UI_COOKIE_KEY";
 /** Bumped when the session's contents or the owner encoding change. */
-const SESSION_FORMAT = "s1.o1";
+const SESSION_FORMAT = "s2.o1";
 /** A session ends this long after its last use... */
 const SESSION_SECONDS = 8 * 3600;
 /** ...and is resealed (a fresh expiry) on a request this long after it was last sealed... */
@@ -58,13 +61,15 @@ export class ConsoleSession {
   readonly #version: string;
   readonly #secure: boolean;
   readonly #loginPath: string;
+  readonly #ledger: SessionLedger;
 
   /**
    * `ownerClaims` is part of the version; `secure` is false only when the
    * console is served on loopback; the sign-in's own cookie is sent to
-   * `loginPath` (the redirect URL's path) only.
+   * `loginPath` (the redirect URL's path) only; `ledger` keeps sign-outs.
    */
-  constructor(cookieKey: Buffer, ownerClaims: readonly string[], secure: boolean, loginPath = "/ui/callback") {
+  constructor(cookieKey: Buffer, ownerClaims: readonly string[], secure: boolean, loginPath = "/ui/callback", ledger: SessionLedger = memorySessionLedger()) {
+    this.#ledger = ledger;
     this.#sealKey = new Uint8Array(hkdfSync("sha256", cookieKey, Buffer.alloc(0), "engram console session", 32));
     this.#csrfKey = Buffer.from(hkdfSync("sha256", cookieKey, Buffer.alloc(0), "engram console csrf", 32));
     this.#version = `${SESSION_FORMAT}:${ownerClaims.join(",")}`;
@@ -98,16 +103,22 @@ export class ConsoleSession {
   /** The Set-Cookie values that start a session for this owner: the sealed session and its CSRF token. */
   async start(owner: string, actor: string): Promise<string[]> {
     const since = Math.floor(Date.now() / 1000);
+    const g = await this.#ledger.generation(owner);
     return [
-      this.#cookie(SESSION_COOKIE, await this.#seal("engram-session", { owner, actor, since }, SESSION_SECONDS), SESSION_SECONDS, { httpOnly: true, path: "/" }),
+      this.#cookie(SESSION_COOKIE, await this.#seal("engram-session", { owner, actor, since, g }, SESSION_SECONDS), SESSION_SECONDS, { httpOnly: true, path: "/" }),
       // Readable by the page, which sends it back as X-CSRF-Token.
       this.#cookie(CSRF_COOKIE, mintCsrfToken(this.#csrfKey, owner), SESSION_SECONDS, { httpOnly: false, path: "/" }),
       this.#cookie(LOGIN_COOKIE, "", 0, { httpOnly: true, path: this.#loginPath }),
     ];
   }
 
-  /** The Set-Cookie values that end it. */
-  end(): string[] {
+  /** Ends every session of this owner, here and on every server sharing the ledger. */
+  async endAll(owner: string): Promise<void> {
+    await this.#ledger.advance(owner);
+  }
+
+  /** The Set-Cookie values that clear a session from the browser. */
+  clear(): string[] {
     return [this.#cookie(SESSION_COOKIE, "", 0, { httpOnly: true, path: "/" }), this.#cookie(CSRF_COOKIE, "", 0, { httpOnly: false, path: "/" })];
   }
 
@@ -123,16 +134,26 @@ export class ConsoleSession {
   }
 
   /**
-   * The cookie lane: undefined when the request carries no session cookie
-   * (the bearer lanes decide), else who the session is and whether its CSRF
-   * token came back in the header (a write needs it).
+   * The cookie lane: undefined when the request carries neither cookie of a
+   * session (the bearer lanes decide), else who the session is and whether
+   * its CSRF token came back in the header (a write needs it). A CSRF cookie
+   * left without its session (the browser dropped the session cookie) is a
+   * session that has ended, not a missing bearer.
    */
   async resolve(cookieHeader: string | string[] | undefined, csrfHeader: string | string[] | undefined): Promise<AuthResult | undefined> {
     const cookies = readCookies(cookieHeader);
-    if (!cookies.has(SESSION_COOKIE)) return undefined;
+    if (!cookies.has(SESSION_COOKIE)) return cookies.has(CSRF_COOKIE) ? refused("cookie", "expired") : undefined;
     const p = await this.#open("engram-session", cookies.get(SESSION_COOKIE));
     if (p === "expired" || p === "invalid") return refused("cookie", p === "expired" ? "expired" : "invalid");
-    if (typeof p.owner !== "string" || p.owner === "" || typeof p.actor !== "string") return refused("cookie", "invalid");
+    if (typeof p.owner !== "string" || p.owner === "" || typeof p.actor !== "string" || typeof p.g !== "number") return refused("cookie", "invalid");
+    let current: number;
+    try {
+      current = await this.#ledger.generation(p.owner);
+    } catch {
+      return refused("cookie", "unavailable");
+    }
+    // Signed out since: the owner's generation moved past the one sealed in.
+    if (p.g !== current) return refused("cookie", "expired");
     const header = typeof csrfHeader === "string" ? csrfHeader : undefined;
     const subject = Object.freeze({ ...ownerSubject(p.owner), actor: p.actor });
     return admitted(subject, "cookie", csrfVerified(this.#csrfKey, p.owner, cookies.get(CSRF_COOKIE), header), await this.#renewal(p, cookies));
@@ -141,13 +162,13 @@ export class ConsoleSession {
   /** The Set-Cookie values that extend a session in use: resealed with a fresh expiry, its CSRF token kept. */
   async #renewal(p: Record<string, unknown>, cookies: Map<string, string>): Promise<string[] | undefined> {
     const now = Math.floor(Date.now() / 1000);
-    const { iat, since, owner, actor } = p;
+    const { iat, since, owner, actor, g } = p;
     if (typeof iat !== "number" || typeof since !== "number" || now - iat < RESEAL_AFTER_SECONDS || now - since >= MAX_SESSION_SECONDS) return undefined;
     const csrf = cookies.get(CSRF_COOKIE);
     if (csrf === undefined || !csrfVerified(this.#csrfKey, owner as string, csrf, csrf)) return undefined;
     const seconds = Math.min(SESSION_SECONDS, since + MAX_SESSION_SECONDS - now);
     return [
-      this.#cookie(SESSION_COOKIE, await this.#seal("engram-session", { owner, actor, since }, seconds), seconds, { httpOnly: true, path: "/" }),
+      this.#cookie(SESSION_COOKIE, await this.#seal("engram-session", { owner, actor, since, g }, seconds), seconds, { httpOnly: true, path: "/" }),
       this.#cookie(CSRF_COOKIE, csrf, seconds, { httpOnly: false, path: "/" }),
     ];
   }

@@ -79,6 +79,8 @@ export const BLAST_RADIUS: Readonly<Record<string, BlastRadius>> = {
   "migrate-set-owner": { read_only: false, destructive: true, idempotent: true, open_world: false },
   // Only fills summaries that are empty, and a rerun finds none; the content goes to the configured chat model.
   "summarize-missing": { read_only: false, destructive: false, idempotent: true, open_world: true },
+  // Ends sessions, not data; a rerun ends whatever sessions began since.
+  "end-sessions": { read_only: false, destructive: false, idempotent: false, open_world: false },
 };
 
 export type CatalogFlag = { name: string; type: string; default: string | boolean | null; usage: string; env?: string };
@@ -104,7 +106,7 @@ export const CATALOG_NOTES = [
   "--output defaults to text when stdout is a terminal and json otherwise; json is the stable contract: the proto JSON of the response, snake_case, one document per run.",
   "Diagnostics go to stderr only. A rejection in the envelope grammar `field=<names> hint=<code>: <detail>` is always the whole line, whether the CLI or the server found it, and so is any other message in the server's own words (`not found: …` and the other sentinels, `internal error`, `unavailable: …`), exactly as sent; the CLI's own lines, transport failures included, start with `engram: `.",
   "A retired MEM_* variable in the environment stops every verb with exit 2, naming the variable and never its value.",
-  "Operator verbs (migrate, migrate status, migrate revert, backfill-short-ids, reindex, prune-expired, summarize-missing, migrate-remap-owner, migrate-set-owner, spine-review scan, verify, archive, restore, purge and consolidate, export, import, backup) open the store under ENGRAM_DATA_DIR directly and take no --server; those that rewrite or delete stored records (migrate, migrate revert, backfill-short-ids, reindex, prune-expired, migrate-remap-owner, migrate-set-owner, spine-review archive, restore and purge) preview unless --apply is given; summarize-missing writes only empty summaries and previews with --dry-run. export writes JSON Lines on stdout; for the others json is one document, their stable contract too.",
+  "Operator verbs (migrate, migrate status, migrate revert, backfill-short-ids, reindex, prune-expired, summarize-missing, migrate-remap-owner, migrate-set-owner, spine-review scan, verify, archive, restore, purge and consolidate, export, import, backup, end-sessions) open the store under ENGRAM_DATA_DIR directly and take no --server; those that rewrite or delete stored records (migrate, migrate revert, backfill-short-ids, reindex, prune-expired, migrate-remap-owner, migrate-set-owner, spine-review archive, restore and purge, end-sessions) preview unless --apply is given; summarize-missing writes only empty summaries and previews with --dry-run. export writes JSON Lines on stdout; for the others json is one document, their stable contract too.",
   "ENGRAM_PROGRESS=always prints progress lines of migrate --apply, migrate revert --apply, backfill-short-ids --apply, reindex --apply, prune-expired --apply, spine-review purge --apply, spine-review consolidate, migrate-remap-owner --apply, migrate-set-owner --apply, summarize-missing (not --dry-run), export, import, backup and store --from-file on stderr even without a terminal; never silences them.",
 ];
 

@@ -1,5 +1,5 @@
 import { Command, type Option } from "commander";
-import { fieldNotDecodable } from "../argerror/index.js";
+import { argError, fieldNotDecodable } from "../argerror/index.js";
 import { parseUint } from "./list-values.js";
 
 /**
@@ -8,7 +8,8 @@ import { parseUint } from "./list-values.js";
  * on a command line can be a secret, so every such message is rebuilt here
  * from the option's declaration alone: the flag's name and what it expects.
  * A flag that stands for a request field gets the envelope the Connect JSON
- * lane gives the same bad value, so a wrapper parses both the same way.
+ * lane gives the same bad value, so a wrapper parses both the same way; an
+ * operator verb's flag gets an envelope naming the flag.
  */
 
 /** The flags every client verb shares; a client verb's other flags stand for request fields. */
@@ -68,16 +69,24 @@ function badValue(cmd: Command, message: string): string {
       const hint = o.argChoices ? "enum" : "format";
       return fieldNotDecodable(field, hint, `${field} must be ${expectation(o)}`).message;
     }
+    // An operator verb's flag is named as its field (the flag without its dashes), as its other refusals name it.
+    if (!viaEnv && !isClientVerb(cmd) && o.long !== undefined) return argError(o.long.slice(2), o.argChoices ? "enum" : "format", `${o.long} must be ${expectation(o)}`).message;
     return `error: ${viaEnv ? o.envVar : (o.long ?? o.short)} must be ${expectation(o)}`;
   }
   return "error: a flag was given a value it does not accept";
 }
 
-/** `error: unknown option '<word>'` plus commander's optional "(Did you mean …?)" line. */
+/**
+ * `error: unknown option '<word>'` plus commander's optional "(Did you mean
+ * …?)" line, which is kept on the same line (` (did you mean search?)`): a
+ * failure is one stderr line.
+ */
 function splitQuoted(message: string, prefix: string): { word: string; suggestion: string } {
   const rest = message.slice(prefix.length);
   const cut = rest.indexOf("'\n(");
-  return cut >= 0 ? { word: rest.slice(0, cut), suggestion: rest.slice(cut + 1) } : { word: rest.replace(/'$/, ""), suggestion: "" };
+  if (cut < 0) return { word: rest.replace(/'$/, ""), suggestion: "" };
+  const hint = rest.slice(cut + 2).trim().replace(/^\(Did you mean/, "(did you mean");
+  return { word: rest.slice(0, cut), suggestion: ` ${hint}` };
 }
 
 function unknownOption(cmd: Command, message: string): string {

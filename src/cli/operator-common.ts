@@ -1,5 +1,5 @@
 import { Option, type Command } from "commander";
-import { ArgError, argError, type ExitCode } from "../argerror/index.js";
+import { ArgError, argError, type ExitCode, type Hint } from "../argerror/index.js";
 import type { OutputMode } from "./client-flags.js";
 import { parseDurationMs } from "./duration.js";
 import { CliFailure, cliLine, usageError } from "./failure.js";
@@ -15,6 +15,16 @@ import { parseUint } from "./list-values.js";
  */
 
 export const DEFAULT_SWEEP_TIMEOUT = "5m";
+
+/**
+ * A refused operator flag: the envelope naming the flag's field (its name
+ * without the dashes, as `all-scopes` and `dry-run` are named), exit 2.
+ * The detail names the flag and what it takes, never the value typed.
+ */
+export function flagRefusal(flag: string | readonly string[], hint: Hint, detail: string): CliFailure {
+  const fields = (typeof flag === "string" ? [flag] : flag).map((f) => f.replace(/^--/, ""));
+  return usageError(argError(fields, hint, detail).message);
+}
 
 /** `--output json|text`, defaulting to text on a terminal and json otherwise, exactly as the client verbs do. */
 export function addOutputFlag(cmd: Command): Command {
@@ -40,16 +50,16 @@ export function parseSweepTimeout(text: string | undefined): number {
   const ms = parseDurationMs(text ?? DEFAULT_SWEEP_TIMEOUT);
   const plainZero = text !== undefined && /^\s*0\s*$/.test(text);
   if (plainZero) return 0;
-  if (ms === undefined || ms < 0) throw usageError("--timeout must be a duration such as 30s, 5m or 1h, or 0 for no limit");
-  if (ms > MAX_TIMER_HOURS * 3_600_000) throw usageError(`--timeout must be at most ${MAX_TIMER_HOURS}h, or 0 for no limit`);
+  if (ms === undefined || ms < 0) throw flagRefusal("--timeout", "format", "--timeout must be a duration such as 30s, 5m or 1h, or 0 for no limit");
+  if (ms > MAX_TIMER_HOURS * 3_600_000) throw flagRefusal("--timeout", "out_of_range", `--timeout must be at most ${MAX_TIMER_HOURS}h, or 0 for no limit`);
   return Math.ceil(ms);
 }
 
 /** Milliseconds, never 0: for a sweep that must not be left to run unbounded by accident (migrate-remap-owner). */
 export function parsePositiveSweepTimeout(text: string | undefined): number {
   const ms = parseDurationMs(text ?? DEFAULT_SWEEP_TIMEOUT);
-  if (ms === undefined || ms <= 0) throw usageError("--timeout must be a positive duration such as 30s, 5m or 1h");
-  if (ms > MAX_TIMER_HOURS * 3_600_000) throw usageError(`--timeout must be at most ${MAX_TIMER_HOURS}h`);
+  if (ms === undefined || ms <= 0) throw flagRefusal("--timeout", ms === undefined && !/^\s*0\s*$/.test(text ?? "") ? "format" : "out_of_range", "--timeout must be a positive duration such as 30s, 5m or 1h");
+  if (ms > MAX_TIMER_HOURS * 3_600_000) throw flagRefusal("--timeout", "out_of_range", `--timeout must be at most ${MAX_TIMER_HOURS}h`);
   return Math.ceil(ms);
 }
 
@@ -83,7 +93,7 @@ export function batchSizeOption(option: Option, dflt: number = DEFAULT_BATCH_SIZ
 
 export function batchSize(value: bigint | undefined, dflt: number = DEFAULT_BATCH_SIZE): number {
   const n = value ?? BigInt(dflt);
-  if (n < 1n || n > BigInt(MAX_BATCH_SIZE)) throw usageError(`--batch-size must be ${BATCH_SIZE_RANGE}`);
+  if (n < 1n || n > BigInt(MAX_BATCH_SIZE)) throw flagRefusal("--batch-size", "out_of_range", `--batch-size must be ${BATCH_SIZE_RANGE}`);
   return Number(n);
 }
 

@@ -5,7 +5,7 @@ import { ruleError } from "../argerror/index.js";
 import { usageError } from "./failure.js";
 import { expecting } from "./flag-errors.js";
 import { parseUint } from "./list-values.js";
-import { addOutputFlag, addScopeFlags, addSweepTimeoutFlag, outputMode, parseSweepTimeout, SweepTimeoutError, writeDocument } from "./operator-common.js";
+import { addOutputFlag, addScopeFlags, addSweepTimeoutFlag, outputMode, parseSweepTimeout, SweepTimeoutError, writeDocument, flagRefusal } from "./operator-common.js";
 import { loopHooks, scopeChoice, sweepTimedOut } from "./operator-lifecycle.js";
 import { progressMode } from "./operator-progress.js";
 import { SWEEP_CHECK, withServingStore } from "./operator-store.js";
@@ -36,7 +36,7 @@ const TOP_K_RANGE = `an integer from 1 to ${TOP_K_MAX}`;
 
 function topKOf(value: bigint | undefined): number {
   const n = value ?? BigInt(TOP_K_DEFAULT);
-  if (n < 1n || n > BigInt(TOP_K_MAX)) throw usageError(`--top-k must be ${TOP_K_RANGE}`);
+  if (n < 1n || n > BigInt(TOP_K_MAX)) throw flagRefusal("--top-k", "out_of_range", `--top-k must be ${TOP_K_RANGE}`);
   return Number(n);
 }
 
@@ -45,7 +45,7 @@ function minScoreOf(text: string | undefined): number | undefined {
   const t = text.trim();
   // A decimal, exponent allowed (1e-1); never hex, Infinity or an empty string, which Number() would take.
   const n = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(t) ? Number(t) : NaN;
-  if (!Number.isFinite(n) || n < -1 || n > 1) throw usageError("--min-score must be a number from -1 to 1 (a cosine)");
+  if (!Number.isFinite(n) || n < -1 || n > 1) throw flagRefusal("--min-score", Number.isFinite(n) ? "out_of_range" : "format", "--min-score must be a number from -1 to 1 (a cosine)");
   return n;
 }
 
@@ -56,9 +56,10 @@ async function runConsolidate(o: ConsolidateFlags): Promise<void> {
   const minScore = minScoreOf(o.minScore);
   const output = outputMode(o.output);
   const timeoutMs = parseSweepTimeout(o.timeout);
+  const progress = progressMode();
   const { consolidate } = await import("../operator/index.js");
   const report = await withServingStore(async ({ store }) => {
-    const hooks = loopHooks("compared", progressMode(), timeoutMs);
+    const hooks = loopHooks("compared", progress, timeoutMs);
     try {
       return await consolidate(store, { scope, topK, minScore, now: Math.floor(Date.now() / 1000), onProgress: hooks.onProgress });
     } catch (err) {

@@ -2,7 +2,7 @@ import { Option, type Command } from "commander";
 import { argError, EXIT, ruleError } from "../argerror/index.js";
 import { parseDurationMs } from "./duration.js";
 import { CliFailure, usageError } from "./failure.js";
-import { Deadline, failure, SCOPE_ALL_SCOPES_EXCLUSIVE, SweepTimeoutError } from "./operator-common.js";
+import { Deadline, failure, SCOPE_ALL_SCOPES_EXCLUSIVE, SweepTimeoutError, flagRefusal } from "./operator-common.js";
 import { ProgressReporter, type ProgressMode } from "./operator-progress.js";
 
 /**
@@ -28,7 +28,7 @@ export const MAX_OLDER_THAN_HOURS = 8_760_000;
 
 /** Refuses a window past MAX_OLDER_THAN_HOURS, before the store is opened. */
 export function checkOlderThanCap(ms: number): void {
-  if (ms > MAX_OLDER_THAN_HOURS * 3_600_000) throw usageError(`--older-than must be at most ${MAX_OLDER_THAN_HOURS}h (1000 years), or 0`);
+  if (ms > MAX_OLDER_THAN_HOURS * 3_600_000) throw flagRefusal("--older-than", "out_of_range", `--older-than must be at most ${MAX_OLDER_THAN_HOURS}h (1000 years), or 0`);
 }
 
 /**
@@ -39,7 +39,7 @@ export function parseOlderThan(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   if (/^\s*0\s*$/.test(text)) return 0;
   const ms = parseDurationMs(text);
-  if (ms === undefined || ms < 0) throw usageError("--older-than must be a duration such as 90s, 30m or 2160h (90 days), or 0");
+  if (ms === undefined || ms < 0) throw flagRefusal("--older-than", "format", "--older-than must be a duration such as 90s, 30m or 2160h (90 days), or 0");
   checkOlderThanCap(ms);
   return Math.floor(ms / 1000);
 }

@@ -4,20 +4,8 @@ import type { MigrateStatus } from "../core/migrate-status.js";
 import type { MigrateReport, Progress, RevertReport } from "../store/migrations/index.js";
 import type { OutputMode } from "./client-flags.js";
 import { CliFailure, usageError } from "./failure.js";
-import {
-  addBatchSizeFlag,
-  addOutputFlag,
-  addSweepTimeoutFlag,
-  batchSize,
-  Deadline,
-  failure,
-  outputMode,
-  parseSweepTimeout,
-  SCHEMA_SWEEP_BATCH_SIZE,
-  SweepTimeoutError,
-  writeDocument,
-} from "./operator-common.js";
-import { ProgressReporter, progressMode, type ProgressMode } from "./operator-progress.js";
+import { addBatchSizeFlag, addOutputFlag, addSweepTimeoutFlag, batchSize, Deadline, failure, outputMode, parseSweepTimeout, SCHEMA_SWEEP_BATCH_SIZE, SweepTimeoutError, writeDocument, flagRefusal } from "./operator-common.js";
+import { ProgressReporter, progressFor, type ProgressMode } from "./operator-progress.js";
 import { SWEEP_CHECK, withServingStore, type ServingStore } from "./operator-store.js";
 import { table } from "./text.js";
 
@@ -38,13 +26,13 @@ type RevertFlags = SweepFlags & { to?: string };
 
 /** `--to` as typed; every refusal here happens before the store is opened. */
 export function parseRevertTarget(text: string | undefined, current: number): number {
-  if (text === undefined) throw usageError("--to <v> is required");
+  if (text === undefined) throw flagRefusal("--to", "required", "--to <v> is required");
   const t = text.trim();
-  if (!/^\d+$/.test(t)) throw usageError("--to must be a non-negative integer version");
+  if (!/^\d+$/.test(t)) throw flagRefusal("--to", "format", "--to must be a non-negative integer version");
   const n = Number(t.replace(/^0+(?=\d)/, ""));
   // The current version is the binary's own; the number typed is never repeated.
   if (!Number.isSafeInteger(n) || n > current) {
-    throw usageError(`--to is above this binary's current target version (${current}); there is nothing to revert past it`);
+    throw flagRefusal("--to", "out_of_range", `--to is above this binary's current target version (${current}); there is nothing to revert past it`);
   }
   return n;
 }
@@ -238,7 +226,7 @@ export async function runMigrate(o: MigrateFlags, sweep: { target?: number; reru
   const timeoutMs = parseSweepTimeout(o.timeout);
   const batch = batchSize(o.batchSize, SCHEMA_SWEEP_BATCH_SIZE);
   const apply = o.apply === true;
-  const progress = apply ? progressMode() : "off";
+  const progress = progressFor(apply);
   const [{ migrate, MigrationStalledError }, { CURRENT_SCHEMA_VERSION }] = await Promise.all([
     import("../store/migrations/index.js"),
     import("../store/schema-version.js"),
@@ -276,7 +264,7 @@ async function runRevert(o: RevertFlags): Promise<void> {
   const timeoutMs = parseSweepTimeout(o.timeout);
   const batch = batchSize(o.batchSize, SCHEMA_SWEEP_BATCH_SIZE);
   const apply = o.apply === true;
-  const progress = apply ? progressMode() : "off";
+  const progress = progressFor(apply);
   const { revert, RevertRefusedError, MigrationStalledError } = await import("../store/migrations/index.js");
   const outcome = await withServingStore(async ({ migrations }) => {
     const hooks = loopHooks("reverted", progress, timeoutMs);

@@ -23,6 +23,16 @@ export function progressMode(env: NodeJS.ProcessEnv = process.env, isTTY = proce
   return isTTY ? "tty" : "off";
 }
 
+/**
+ * The mode of a run that writes only with --apply. The setting is checked
+ * the same way for a preview as for an apply, so a preview never accepts
+ * what the apply would refuse; a preview writes nothing and shows no progress.
+ */
+export function progressFor(apply: boolean): ProgressMode {
+  const mode = progressMode();
+  return apply ? mode : "off";
+}
+
 /** `migrated 1024/10000 (512/s)`: done of total, and the rate since the loop started. */
 export function progressText(verb: string, done: number, total: number, elapsedMs: number): string {
   const rate = elapsedMs > 0 ? Math.round((done * 1000) / elapsedMs) : 0;

@@ -4,7 +4,7 @@ import type { PruneReport } from "../operator/index.js";
 import type { OutputMode } from "./client-flags.js";
 import { addOutputFlag, addSweepTimeoutFlag, outputMode, parseSweepTimeout, SweepTimeoutError, writeDocument } from "./operator-common.js";
 import { addOlderThanFlag, loopHooks, parseOlderThan, sweepTimedOut } from "./operator-lifecycle.js";
-import { progressMode } from "./operator-progress.js";
+import { progressFor } from "./operator-progress.js";
 import { SWEEP_CHECK, withServingStore } from "./operator-store.js";
 import { table } from "./text.js";
 
@@ -34,7 +34,7 @@ async function runPrune(o: PruneFlags): Promise<void> {
   const output = outputMode(o.output);
   const timeoutMs = parseSweepTimeout(o.timeout);
   const apply = o.apply === true;
-  const progress = apply ? progressMode() : "off";
+  const progress = progressFor(apply);
   const { pruneExpired } = await import("../operator/index.js");
   const report = await withServingStore(
     async ({ store }) => {

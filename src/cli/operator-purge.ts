@@ -9,9 +9,9 @@ import type { OutputMode } from "./client-flags.js";
 import { completesTo } from "./completion-command.js";
 import { usageError } from "./failure.js";
 import { collectEntries } from "./list-values.js";
-import { addOutputFlag, addSweepTimeoutFlag, asUsage, outputMode, parseSweepTimeout, SweepTimeoutError, writeDocument } from "./operator-common.js";
+import { addOutputFlag, addSweepTimeoutFlag, asUsage, outputMode, parseSweepTimeout, SweepTimeoutError, writeDocument, flagRefusal } from "./operator-common.js";
 import { addOlderThanFlag, loopHooks, parseOlderThan, scopeChoice, sweepTimedOut } from "./operator-lifecycle.js";
-import { progressMode } from "./operator-progress.js";
+import { progressFor } from "./operator-progress.js";
 import { SWEEP_CHECK, withServingStore } from "./operator-store.js";
 import { table } from "./text.js";
 
@@ -86,12 +86,12 @@ async function runPurge(o: PurgeFlags): Promise<void> {
     throw asUsage(err);
   }
   const filterPath = category !== undefined || tags.length > 0 || (olderThanS !== undefined && classes.length === 0);
-  if (classes.length === 0 && !filterPath) throw usageError(NOTHING_SELECTED);
+  if (classes.length === 0 && !filterPath) throw flagRefusal(["--class", "--category", "--tags", "--older-than"], "required", NOTHING_SELECTED);
   if (filterPath && !chosen) throw usageError(ruleError("purge-filter-requires-scope").message);
   const output = outputMode(o.output);
   const timeoutMs = parseSweepTimeout(o.timeout);
   const apply = o.apply === true;
-  const progress = apply ? progressMode() : "off";
+  const progress = progressFor(apply);
   const handshakeDir = process.env[PURGE_HANDSHAKE_ENV];
   const { purge } = await import("../operator/index.js");
   const report = await withServingStore(

@@ -4,7 +4,7 @@ import { EXIT, RULES } from "../argerror/index.js";
 import type { ReindexProgress, ReindexReport } from "../operator/index.js";
 import type { OutputMode } from "./client-flags.js";
 import { addBatchSizeFlag, addOutputFlag, batchSize, checkApplyDryRun, Deadline, failure, outputMode, parseSweepTimeout, SweepTimeoutError, writeDocument } from "./operator-common.js";
-import { ProgressReporter, progressMode } from "./operator-progress.js";
+import { ProgressReporter, progressFor, type ProgressMode } from "./operator-progress.js";
 import { qdrantConnectionOf, qdrantFailure, requireQdrantCollection, withOperatorStore } from "./operator-store.js";
 import { table } from "./text.js";
 import { dataDirOf } from "../data-dir.js";
@@ -44,16 +44,17 @@ async function runReindex(o: ReindexFlags): Promise<void> {
     apply: o.apply === true,
     batch: batchSize(o.batchSize),
     timeoutMs: parseSweepTimeout(o.timeout ?? DEFAULT_REINDEX_TIMEOUT),
+    progress: progressFor(o.apply === true),
   };
   const report = process.env.ENGRAM_QDRANT_URL ? await runOnQdrant(run, process.env) : await runOnEmbedded(run);
   writeDocument(output, report, () => reindexText(report));
 }
 
-type RunSettings = { apply: boolean; batch: number; timeoutMs: number };
+type RunSettings = { apply: boolean; batch: number; timeoutMs: number; progress: ProgressMode };
 
 /** The progress lines and the --timeout budget, the same on both stores. */
 function loopHooks(run: RunSettings) {
-  const reporter = new ProgressReporter(run.apply ? progressMode() : "off", "reembedded");
+  const reporter = new ProgressReporter(run.progress, "reembedded");
   const deadline = new Deadline(run.timeoutMs, "reembedded");
   const hooks = {
     last: { done: 0, total: 0 } as ReindexProgress,

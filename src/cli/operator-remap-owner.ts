@@ -4,19 +4,8 @@ import type { OwnerSource, RemapProgress, RemapReport } from "../operator/remap-
 import type { OutputMode } from "./client-flags.js";
 import { isNamespacedOwner, ownerShapeProblem } from "../auth/owner-shape.js";
 import { usageError } from "./failure.js";
-import {
-  addOutputFlag,
-  batchSize,
-  batchSizeOption,
-  Deadline,
-  DEFAULT_SWEEP_TIMEOUT,
-  failure,
-  outputMode,
-  parsePositiveSweepTimeout,
-  SweepTimeoutError,
-  writeDocument,
-} from "./operator-common.js";
-import { ProgressReporter, progressMode } from "./operator-progress.js";
+import { addOutputFlag, batchSize, batchSizeOption, Deadline, DEFAULT_SWEEP_TIMEOUT, failure, outputMode, parsePositiveSweepTimeout, SweepTimeoutError, writeDocument, flagRefusal } from "./operator-common.js";
+import { ProgressReporter, progressFor } from "./operator-progress.js";
 import { SWEEP_CHECK, withServingStore } from "./operator-store.js";
 import { table } from "./text.js";
 
@@ -49,8 +38,8 @@ export function ownerSource(o: RemapFlags): OwnerSource {
 }
 
 function checkOwner(flag: string, owner: string): void {
-  if (Buffer.byteLength(owner, "utf8") > MAX_OWNER_BYTES) throw usageError(`${flag} must be at most ${MAX_OWNER_BYTES} bytes`);
-  if (/[\u0000-\u001f\u007f]/.test(owner)) throw usageError(`${flag} must not contain control characters`);
+  if (Buffer.byteLength(owner, "utf8") > MAX_OWNER_BYTES) throw flagRefusal(flag, "too_long", `${flag} must be at most ${MAX_OWNER_BYTES} bytes`);
+  if (/[\u0000-\u001f\u007f]/.test(owner)) throw flagRefusal(flag, "format", `${flag} must not contain control characters`);
 }
 
 /**
@@ -63,9 +52,9 @@ function checkOwner(flag: string, owner: string): void {
 export function targetOwner(to: string | undefined, from: OwnerSource, flag: "--to" | "--owner" = "--to"): string {
   if (to === undefined) throw usageError(argError("to", "required", "--to <owner> is required: the owner the records move to").message);
   checkOwner(flag, to);
-  if (ownerShapeProblem(to) === "whitespace" && !isNamespacedOwner(to)) throw usageError(`${flag} must not contain whitespace: no token or session could act as that owner`);
+  if (ownerShapeProblem(to) === "whitespace" && !isNamespacedOwner(to)) throw flagRefusal(flag, "format", `${flag} must not contain whitespace: no token or session could act as that owner`);
   if ((from.kind === "owner" && from.owner === to) || (from.kind === "anonymous" && to === "")) {
-    throw usageError(`${flag} must differ from the owner the records move from; nothing would change`);
+    throw flagRefusal([from.kind === "anonymous" ? "--from-anon" : "--from", flag], "not_applicable", `${flag} must differ from the owner the records move from; nothing would change`);
   }
   return to;
 }
@@ -95,10 +84,11 @@ async function runRemap(o: RemapFlags, from: OwnerSource, to: string, rerun: str
   const timeoutMs = parsePositiveSweepTimeout(o.timeout);
   const batch = batchSize(o.batchSize);
   const apply = o.apply === true;
+  const progress = progressFor(apply);
   const { remapOwner, RemapStalledError } = await import("../operator/remap-owner.js");
   const report = await withServingStore(async ({ store }) => {
     // The clock starts once the store is open.
-    const reporter = new ProgressReporter(apply ? progressMode() : "off", "remapped");
+    const reporter = new ProgressReporter(progress, "remapped");
     const deadline = new Deadline(timeoutMs, "remapped");
     let last: RemapProgress | undefined;
     try {

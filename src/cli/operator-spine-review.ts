@@ -1,13 +1,13 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { Option, type Command } from "commander";
-import { argError, EXIT, ruleError, RULES } from "../argerror/index.js";
+import { ArgError, argError, EXIT, ruleError, RULES } from "../argerror/index.js";
 import { FAIL_ON, type FailOn } from "../operator/fail-on.js";
 import type { OperatorFlipRow, ScanReport, VerifyReport } from "../operator/index.js";
 import type { OutputMode } from "./client-flags.js";
 import { CliFailure, usageError } from "./failure.js";
 import { collectList } from "./list-values.js";
-import { addOutputFlag, addScopeFlags, asUsage, outputMode, SCOPE_ALL_SCOPES_EXCLUSIVE, writeDocument } from "./operator-common.js";
+import { addOutputFlag, addScopeFlags, asUsage, outputMode, SCOPE_ALL_SCOPES_EXCLUSIVE, writeDocument, flagRefusal } from "./operator-common.js";
 import { registerSpineReviewConsolidate } from "./operator-consolidate.js";
 import { registerSpineReviewPurge } from "./operator-purge.js";
 import { withServingStore } from "./operator-store.js";
@@ -106,7 +106,7 @@ function workTreeOf(text: string | undefined): string {
   } catch {
     isDir = false;
   }
-  if (!isDir) throw usageError("--work-tree must be an existing directory");
+  if (!isDir) throw flagRefusal("--work-tree", "format", "--work-tree must be an existing directory");
   return dir;
 }
 
@@ -126,6 +126,17 @@ async function runVerify(o: VerifyFlags): Promise<void> {
   }
 }
 
+/** The core names the request field `ids`; here the flag is `--id`, and the refusal names that. */
+function asIdFlag(err: unknown): unknown {
+  if (!(err instanceof ArgError) || !err.fields.includes("ids")) return err;
+  return new ArgError(
+    err.fields.map((f) => (f === "ids" ? "id" : f)),
+    err.hint,
+    err.detail.replace(/^ids\b/, "--id"),
+    err.bounds,
+  );
+}
+
 async function runFlip(o: FlipFlags, archive: boolean): Promise<void> {
   const output = outputMode(o.output);
   const [{ checkBatchIds }, { limitsFromEnv }, { operatorFlip }] = await Promise.all([
@@ -137,7 +148,7 @@ async function runFlip(o: FlipFlags, archive: boolean): Promise<void> {
   try {
     ids = checkBatchIds(o.id ?? [], limitsFromEnv(process.env));
   } catch (err) {
-    throw asUsage(err);
+    throw asUsage(asIdFlag(err));
   }
   const apply = o.apply === true;
   const results = await withServingStore(({ store }) => operatorFlip(store, ids, { archive, apply, now: new Date() }));

@@ -5,9 +5,9 @@ import type { OutputMode } from "./client-flags.js";
 import { parseDurationMs } from "./duration.js";
 import { usageError } from "./failure.js";
 import { parseUint } from "./list-values.js";
-import { addOutputFlag, addScopeFlags, Deadline, failure, outputMode, parseSweepTimeout, writeDocument } from "./operator-common.js";
+import { addOutputFlag, addScopeFlags, Deadline, failure, outputMode, parseSweepTimeout, writeDocument, flagRefusal } from "./operator-common.js";
 import { checkOlderThanCap } from "./operator-lifecycle.js";
-import { ProgressReporter, progressMode } from "./operator-progress.js";
+import { ProgressReporter, progressFor } from "./operator-progress.js";
 import { sweepScope } from "./operator-spine-review.js";
 import { withServingStore } from "./operator-store.js";
 import { table } from "./text.js";
@@ -32,7 +32,7 @@ export const NO_SUMMARY_MODEL =
 function olderThanMs(text: string | undefined): number {
   if (text === undefined || /^\s*0\s*$/.test(text)) return 0;
   const ms = parseDurationMs(text);
-  if (ms === undefined || ms < 0) throw usageError("--older-than must be a duration such as 10m, 1h or 24h, or 0");
+  if (ms === undefined || ms < 0) throw flagRefusal("--older-than", "format", "--older-than must be a duration such as 10m, 1h or 24h, or 0");
   checkOlderThanCap(ms);
   return Math.ceil(ms);
 }
@@ -55,7 +55,7 @@ async function runSummarize(o: SummarizeFlags): Promise<void> {
   const output = outputMode(o.output);
   const ms = olderThanMs(o.olderThan);
   const limit = o.limit ?? 0n;
-  if (limit > MAX_LIMIT) throw usageError(`--limit must be at most ${MAX_LIMIT}, or 0 for no cap`);
+  if (limit > MAX_LIMIT) throw flagRefusal("--limit", "out_of_range", `--limit must be at most ${MAX_LIMIT}, or 0 for no cap`);
   const timeoutMs = parseSweepTimeout(o.timeout ?? DEFAULT_TIMEOUT);
   const [{ summaryConfigFromEnv }, { summarizeMissing }] = await Promise.all([import("../embed/index.js"), import("../operator/summarize-missing.js")]);
   let config: ReturnType<typeof summaryConfigFromEnv>;
@@ -67,7 +67,7 @@ async function runSummarize(o: SummarizeFlags): Promise<void> {
   if (config === undefined) throw usageError(NO_SUMMARY_MODEL);
   const summarizer = config.summarizer;
   const dryRun = o.dryRun === true;
-  const reporter = new ProgressReporter(dryRun ? "off" : progressMode(), "processed");
+  const reporter = new ProgressReporter(progressFor(!dryRun), "processed");
   const deadline = new Deadline(timeoutMs, "processed");
   const report = await withServingStore(async ({ deps }) => {
     try {

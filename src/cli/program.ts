@@ -14,6 +14,7 @@ import { registerOperatorMigrate } from "./operator-migrate.js";
 import { registerOperatorRemapOwner } from "./operator-remap-owner.js";
 import { registerOperatorSummarize } from "./operator-summarize.js";
 import { registerOperatorPrune } from "./operator-prune.js";
+import { registerOperatorSessions } from "./operator-sessions.js";
 import { registerOperatorReindex } from "./operator-reindex.js";
 import { registerOperatorSpineReview } from "./operator-spine-review.js";
 import { registerReadCommands } from "./read-commands.js";
@@ -73,6 +74,7 @@ export function buildProgram(version = packageVersion()): Command {
   registerOperatorSummarize(program);
   registerOperatorReindex(program);
   registerOperatorPrune(program);
+  registerOperatorSessions(program);
   registerOperatorSpineReview(program);
   registerOperatorData(program);
   guardBackupTarget(program);

@@ -13,6 +13,7 @@ import { addRecallScopeFlags, checkPagingTrio, checkScopePair } from "./flag-rul
 import { collectList, parseUint } from "./list-values.js";
 import { emit } from "./output.js";
 import { SERVER_DEFAULTS } from "./server-defaults.js";
+import { noteEmptyScope } from "./empty-scope-note.js";
 import { callEngram } from "./rpc.js";
 import { coverageFooter, memoryTable, recordView } from "./text.js";
 
@@ -79,6 +80,7 @@ export function registerRecallCommands(program: Command): void {
       const body = memoryTable(res.memories, { score: true, now: new Date() });
       return o.crossSpine ? `${body}\n${coverageFooter(res)}` : body;
     });
+    await noteEmptyScope(settings, req.scope, res.memories.length === 0);
   });
 
   const list = program
@@ -124,6 +126,7 @@ export function registerRecallCommands(program: Command): void {
         if (res.nextPageToken !== "") lines.push(`next_page_token: ${res.nextPageToken}`);
         return lines.join("\n");
       });
+      await noteEmptyScope(settings, req.scope, res.memories.length === 0 && req.offset === 0n && req.pageToken === "");
     },
   );
 

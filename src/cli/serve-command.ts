@@ -26,13 +26,14 @@ export function registerServeCommand(program: Command): void {
         const { qdrantFailure } = await import("./operator-store.js");
         throw qdrantFailure(err);
       }
-      // Load the model before the first request pays for it.
-      if (running.engram.deps.embedder === sharedLocalEmbedder()) await sharedLocalEmbedder().warmUp();
-      const stop = async () => {
-        await running.close();
+      const stop = async (signal: NodeJS.Signals) => {
+        await running.close(signal);
         process.exit(EXIT.ok);
       };
+      // Before the model loads: a stop asked for while it loads is a clean, logged stop too.
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);
+      // Load the model before the first request pays for it.
+      if (running.engram.deps.embedder === sharedLocalEmbedder()) await sharedLocalEmbedder().warmUp();
     });
 }

@@ -28,6 +28,8 @@ import { callEngram } from "./rpc.js";
 import { storeFromFile } from "./store-from-file.js";
 import { memoryTable } from "./text.js";
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 const camel = (snake: string) => snake.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 
 /**
@@ -260,8 +262,10 @@ export function registerWriteCommands(program: Command): void {
     .argument("<id>", "UUID or short id");
   addClientFlags(del).action(async (id: string, o: ClientFlagValues, cmd: Command) => {
     const settings = resolveClient(o, cmd);
-    const req = create(DeleteMemoryRequestSchema, { id });
+    // DeleteMemory answers nothing, so the text line's full id is asked for first when a short id was typed.
+    const full = settings.output === "text" && !UUID.test(id) ? (await callEngram(settings, (c, opts) => c.getMemory({ id }, opts))).memory?.id : id;
+    const req = create(DeleteMemoryRequestSchema, { id: full ?? id });
     const res = await callEngram(settings, (c, opts) => c.deleteMemory(req, opts));
-    emit(settings.output, DeleteMemoryResponseSchema, res, () => `deleted ${id}`);
+    emit(settings.output, DeleteMemoryResponseSchema, res, () => `deleted ${full ?? id}`);
   });
 }

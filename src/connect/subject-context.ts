@@ -55,7 +55,7 @@ export function subjectContextValues(auth: Pick<Authenticator, "lanes">) {
       values.set(kSubject, answer.subject);
       values.set(kNoCsrf, answer.lane === "cookie" && answer.csrf !== true);
     } else {
-      values.set(kRefusal, unauthenticatedMessage(auth.lanes, answer?.failure ?? "missing"));
+      values.set(kRefusal, unauthenticatedMessage(auth.lanes, answer?.failure ?? "missing", answer?.lane));
       values.set(kIssuerDown, answer?.failure === "unavailable");
     }
     return values;

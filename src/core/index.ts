@@ -5,6 +5,7 @@ export type * from "./args.js";
 export type { CoreDeps, Logger, LogFields } from "./deps.js";
 export { silentLogger } from "./deps.js";
 export { DEFAULT_LIMITS, LANE_POLICY, limitsFromEnv } from "./limits.js";
+export { nearestScopes } from "./nearest-scopes.js";
 export type { Limits, Lane } from "./limits.js";
 export type { MemoryRecord, Citation, ScoredRecord } from "../model/record.js";
 export type { MemoryView } from "./view.js";

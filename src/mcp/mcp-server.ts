@@ -84,6 +84,10 @@ export function createMcpServer(
   for (const [name, h] of Object.entries(extraTools)) {
     server.registerTool(name, { description: h.description, inputSchema: h.input }, (args) => run(name, h, args));
   }
+  // The SDK advertises tools.listChanged once a tool is registered; this tool
+  // set is fixed for the process, and the stateless HTTP lane has no stream a
+  // notification could travel on, so none is promised.
+  server.server.registerCapabilities({ tools: { listChanged: false } });
   // Registered on the protocol layer, past the SDK Server's override for
   // tools/call. That override parses the request once more and parses every
   // result against CallToolResultSchema, answering the parsed copy: for a

@@ -1,7 +1,7 @@
-import { createClient, type Client, type Interceptor } from "@connectrpc/connect";
+import { Code, ConnectError, createClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
 import { EngramService } from "../gen/engram/v1/engram_pb.js";
-import { csrfToken, token } from "./session.js";
+import { csrfToken, sessionEnded, token } from "./session.js";
 
 /**
  * The credential is read per call, so signing in or out needs no new client:
@@ -13,7 +13,13 @@ const bearer: Interceptor = (next) => async (req) => {
   const csrf = csrfToken();
   if (t !== "") req.header.set("authorization", `Bearer ${t}`);
   else if (csrf !== undefined) req.header.set("x-csrf-token", csrf);
-  return next(req);
+  try {
+    return await next(req);
+  } catch (err) {
+    // A session the server no longer honours: back to sign-in, not a bearer-token error on a page.
+    if (t === "" && csrf !== undefined && err instanceof ConnectError && err.code === Code.Unauthenticated) sessionEnded();
+    throw err;
+  }
 };
 
 /**

@@ -3,8 +3,18 @@ import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { ArchiveOutcome, type Memory, type RecallGateHidden } from "../gen/engram/v1/engram_pb.js";
 import { h } from "./dom.js";
 
-export function when(ts: Timestamp | undefined): string {
-  return ts ? timestampDate(ts).toISOString().replace(".000Z", "Z") : "";
+const READABLE = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+
+/**
+ * A moment as people read it, in the browser's own time zone and language
+ * ("6 Dec 2026, 05:33"), inside a <time> whose datetime and tooltip keep the
+ * exact RFC 3339 value the API sent. Empty when there is none.
+ */
+export function when(ts: Timestamp | undefined): HTMLTimeElement | "" {
+  if (!ts) return "";
+  const d = timestampDate(ts);
+  const exact = d.toISOString().replace(".000Z", "Z");
+  return h("time", { datetime: exact, title: exact }, READABLE.format(d));
 }
 
 /** The wire spelling of an outcome, as the CLI and MCP print it. */

@@ -7,7 +7,7 @@ import { scopesPage } from "./pages/scopes.js";
 import { searchPage } from "./pages/search.js";
 import { signInPage } from "./pages/sign-in.js";
 import { spineReviewPage } from "./pages/spine-review.js";
-import { signedIn, signOut } from "./session.js";
+import { authInfo, csrfToken, sessionEnded, signedIn, signOut, token, type AuthInfo } from "./session.js";
 
 /** Set once, when the first page has its data on screen; the browser test reads it. */
 export const FIRST_RENDER_MARK = "engram:first-render";
@@ -81,16 +81,32 @@ function render(page: string, view: HTMLElement, arg: string, params: URLSearchP
   }
 }
 
+/** Who the page acts as, in the words its holder knows: the identity they signed in with, or the anonymous server's shared owner. */
+function identityText(info: AuthInfo): string {
+  if (info.anonymous) return "Anonymous server: every caller shares one owner";
+  if (info.session === null) return "";
+  const { owner, actor } = info.session;
+  return `Signed in as ${actor !== "" && actor !== owner ? `${actor} (owner ${owner})` : owner}`;
+}
+
 function renderNav(page: string): void {
+  const who = h("span", { id: "whoami", class: "whoami" });
   replace(
     nav,
     ...(signedIn()
       ? [
           ...NAV.map(([href, label]) => h("a", { href, "aria-current": href === `#/${page}` ? "page" : null }, label)),
+          who,
           h("button", { type: "button", id: "sign-out", onclick: () => void signOut().then(() => (location.hash = "#/sign-in")) }, "Sign out"),
         ]
       : []),
   );
+  if (!signedIn()) return;
+  void authInfo().then((info) => {
+    // The cookie the page reads outlived the session the server kept.
+    if (info.session === null && token() === "" && csrfToken() !== undefined) sessionEnded();
+    else who.textContent = identityText(info);
+  });
 }
 
 // The skip link must not touch the hash, which is the router's.

@@ -20,13 +20,19 @@ export function outcomesTable(action: string, results: ArchiveResult[]): HTMLEle
       { class: "scroll" },
       h(
         "table",
-        {},
+        { class: "stack" },
         h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Requested"), h("th", { scope: "col" }, "Id"), h("th", { scope: "col" }, "Outcome"))),
         h(
           "tbody",
           {},
           ...results.map((r) =>
-            h("tr", {}, h("td", {}, h("code", {}, r.requested)), h("td", {}, r.id ? h("code", {}, r.id) : "—"), h("td", { class: "outcome", "data-outcome": outcomeName(r.outcome) }, outcomeName(r.outcome))),
+            h(
+              "tr",
+              {},
+              h("td", { "data-label": "Requested" }, h("code", {}, r.requested)),
+              h("td", { "data-label": "Id" }, r.id ? h("code", {}, r.id) : "—"),
+              h("td", { class: "outcome", "data-label": "Outcome", "data-outcome": outcomeName(r.outcome) }, outcomeName(r.outcome)),
+            ),
           ),
         ),
       ),
@@ -63,13 +69,13 @@ export function recordTable(memories: Memory[], opts: { reload: () => void; scor
     return h(
       "tr",
       { "data-id": m.id },
-      h("td", {}, box),
-      h("td", {}, recordLink(m)),
-      h("td", { class: "summary" }, m.summary || m.content, m.truncated ? " …" : "", " ", ...badges(m)),
-      h("td", {}, m.category),
-      h("td", {}, m.tags.join(", ")),
-      h("td", {}, when(m.createdAt)),
-      opts.score ? h("td", {}, m.score.toFixed(3)) : null,
+      h("td", { class: "select" }, box),
+      h("td", { "data-label": "Id" }, recordLink(m)),
+      h("td", { class: "summary", "data-label": "Summary" }, m.summary || m.content, m.truncated ? " …" : "", " ", ...badges(m)),
+      h("td", { "data-label": "Category" }, m.category),
+      h("td", { "data-label": "Tags" }, m.tags.join(", ")),
+      h("td", { "data-label": "Created" }, when(m.createdAt)),
+      opts.score ? h("td", { "data-label": "Score" }, m.score.toFixed(3)) : null,
     );
   });
   const all = h("input", {
@@ -96,7 +102,7 @@ export function recordTable(memories: Memory[], opts: { reload: () => void; scor
           { class: "scroll" },
           h(
             "table",
-            {},
+            { class: "stack" },
             h(
               "thead",
               {},

@@ -35,6 +35,31 @@ export function forgetToken(): void {
   sessionStorage.removeItem(KEY);
 }
 
+/** What `GET /ui/auth` says: issuer sign-in offered, an anonymous server, and who this tab's credential is. */
+export type AuthInfo = { issuer_sign_in: boolean; anonymous: boolean; session: { owner: string; actor: string } | null };
+
+/** Asks the server who this tab is signed in as, with the same credential the calls carry. */
+export async function authInfo(): Promise<AuthInfo> {
+  const t = sessionStorage.getItem(KEY);
+  try {
+    const r = await fetch("/ui/auth", { headers: t ? { authorization: `Bearer ${t}` } : {} });
+    const j = (await r.json()) as Partial<AuthInfo>;
+    return { issuer_sign_in: j.issuer_sign_in === true, anonymous: j.anonymous === true, session: j.session ?? null };
+  } catch {
+    return { issuer_sign_in: false, anonymous: false, session: null };
+  }
+}
+
+/**
+ * An issuer session the server no longer honours (signed out elsewhere, or
+ * expired): its readable CSRF cookie is dropped, so the page stops acting
+ * signed in, and the sign-in page says why.
+ */
+export function sessionEnded(): void {
+  document.cookie = `${CSRF_COOKIE}=; Max-Age=0; Path=/`;
+  location.hash = "#/sign-in?ended=1";
+}
+
 /** Forgets the token, and ends an issuer session on the server (which clears its cookies). */
 export async function signOut(): Promise<void> {
   forgetToken();

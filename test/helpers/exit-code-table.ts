@@ -53,6 +53,8 @@ export type Row = {
   exit: number;
   /** A line stderr must contain exactly. */
   stderrLine?: string;
+  /** All of stderr, where the one line is the point. */
+  stderrWhole?: string;
   /** A fragment stderr must contain. */
   stderrHas?: string;
   /** A fragment stderr must not contain: a secret the invocation carried. */
@@ -264,6 +266,7 @@ export function describeExitTable(title: string, rows: readonly Row[]): void {
         expect(run.stderr).not.toBe("");
       }
       if (row.stderrLine !== undefined) expect(run.stderr.split("\n")).toContain(row.stderrLine);
+      if (row.stderrWhole !== undefined) expect(run.stderr).toBe(row.stderrWhole);
       // Every stderr line is the server's own text as sent (an envelope, a sentinel) or starts with "engram: ".
       for (const line of run.stderr.split("\n").filter((l) => l !== "")) {
         expect(isServerText(line) || line.startsWith("engram: "), line).toBe(true);

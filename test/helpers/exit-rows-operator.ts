@@ -31,7 +31,7 @@ export const OPERATOR_ROWS: Row[] = [
     target: "none",
     env: { ENGRAM_DATA_DIR: "{operatorDataDir}" },
     exit: EXIT.unclassified,
-    stderrLine: "engram: (Did you mean status?)",
+    stderrLine: "engram: unknown command 'stauts' (did you mean status?)",
   },
   {
     name: "a migrate subcommand word that is not a plain name is exit 1 and not repeated",
@@ -131,7 +131,7 @@ export const OPERATOR_ROWS: Row[] = [
     target: "none",
     env: { ENGRAM_DATA_DIR: "{operatorDataDir}" },
     exit: EXIT.usage,
-    stderrLine: "engram: --timeout must be a duration such as 30s, 5m or 1h, or 0 for no limit",
+    stderrLine: "field=timeout hint=format: --timeout must be a duration such as 30s, 5m or 1h, or 0 for no limit",
   },
   {
     name: "export with an empty --scope is refused with an envelope, as the sweeps refuse it",

@@ -20,14 +20,14 @@ export const USAGE_ROWS: Row[] = [
     args: ["serch", "--query", "x"],
     target: "none",
     exit: EXIT.unclassified,
-    stderrLine: "engram: unknown command 'serch'",
+    stderrLine: "engram: unknown command 'serch' (did you mean search?)",
   },
   {
-    name: "commander's suggestion line carries the engram: prefix too",
+    name: "a mistyped verb is one line, its suggestion at the end",
     args: ["serach"],
     target: "none",
     exit: EXIT.unclassified,
-    stderrLine: "engram: (Did you mean search?)",
+    stderrWhole: "engram: unknown command 'serach' (did you mean search?)\n",
   },
 ];
 

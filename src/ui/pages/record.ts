@@ -10,11 +10,14 @@ export async function recordPage(main: HTMLElement, id: string): Promise<void> {
   const errors = rejectionBox();
   const body = h("div", { id: "record" });
   const outcomes = h("div", { id: "outcomes", "aria-live": "polite" });
-  main.append(h("h1", { tabindex: "-1" }, "Record ", h("code", {}, id)), errors, outcomes, body);
+  // Headed by the short id once the record is here; the whole id is in its details.
+  const name = h("code", {});
+  main.append(h("h1", { tabindex: "-1" }, "Record ", name), errors, outcomes, body);
   const load = async () => {
     try {
       const [got, rel] = await Promise.all([engram.getMemory({ id }), engram.relatedMemories({ id })]);
       const m = got.memory!;
+      name.textContent = m.shortId || m.id;
       const act = async (action: "archive" | "restore") => {
         try {
           replace(outcomes, outcomesTable(action, await flip(action, [m.id])));

@@ -1,6 +1,7 @@
 import { engram } from "../client.js";
 import { field, h, replace, text } from "../dom.js";
 import { count, filterControls, filterParams, paramValues, readFilters } from "../filters.js";
+import { emptyScopeNote } from "../empty-scope.js";
 import { hiddenSummary } from "../format.js";
 import { rejectionBox, showRejection, clearRejection } from "../rejection.js";
 import { recordTable } from "../selection.js";
@@ -48,8 +49,10 @@ export async function recordsPage(main: HTMLElement, scope: string, params: URLS
         offset > 0n ? h("a", { href: link(scope, params, offset - (limit || BigInt(PAGE)) < 0n ? 0n : offset - (limit || BigInt(PAGE))) }, "Previous page") : null,
         offset + BigInt(shown) < r.total ? h("a", { href: link(scope, params, offset + BigInt(shown)) }, "Next page") : null,
       );
+      const empty = shown === 0 && offset === 0n ? await emptyScopeNote(text(form, "scope")) : null;
       replace(
         results,
+        empty,
         h("p", { class: "count" }, `Showing ${shown === 0 ? 0 : String(offset + 1n)}–${String(offset + BigInt(shown))} of `, h("strong", { id: "total" }, String(r.total)), " records."),
         hiddenSummary(r.recallGateHidden),
         recordTable(r.memories, { reload: () => void load(), outcomes }),

@@ -2,6 +2,7 @@ import { LANE_POLICY } from "../../core/limits.js";
 import { engram } from "../client.js";
 import { checked, field, h, replace, text, toggle } from "../dom.js";
 import { count, filterControls, readFilters } from "../filters.js";
+import { emptyScopeNote } from "../empty-scope.js";
 import { hiddenSummary } from "../format.js";
 import { rejectionBox, showRejection, clearRejection } from "../rejection.js";
 import { recordTable } from "../selection.js";
@@ -26,8 +27,10 @@ export async function searchPage(main: HTMLElement, params: URLSearchParams): Pr
         crossSpine: checked(form, "cross_spine"),
         ...readFilters(form),
       });
+      const empty = r.memories.length === 0 && !checked(form, "cross_spine") ? await emptyScopeNote(text(form, "scope")) : null;
       replace(
         results,
+        empty,
         h("p", { class: "count" }, `${r.memories.length} hit${r.memories.length === 1 ? "" : "s"}.`),
         r.searchedScopes.length > 0 ? h("p", { class: "note" }, `Searched scopes: ${r.searchedScopes.join(", ")}${r.scopesTruncated ? " (truncated)" : ""}`) : null,
         hiddenSummary(r.recallGateHidden),

@@ -1,7 +1,7 @@
 import { engram } from "../client.js";
 import { field, h, text } from "../dom.js";
 import { rejectionBox, showRejection, clearRejection } from "../rejection.js";
-import { forgetToken, signIn } from "../session.js";
+import { authInfo, forgetToken, signIn } from "../session.js";
 
 /** Why a sign-in through the issuer came back without a session, by the word the server put in the URL. */
 const ISSUER_FAILURES: Record<string, string> = {
@@ -11,15 +11,8 @@ const ISSUER_FAILURES: Record<string, string> = {
   issuer: "The identity provider could not be reached.",
 };
 
-/** Whether the server offers sign-in through its issuer. */
-async function issuerSignIn(): Promise<boolean> {
-  try {
-    const r = await fetch("/ui/auth");
-    return r.ok && ((await r.json()) as { issuer_sign_in?: unknown }).issuer_sign_in === true;
-  } catch {
-    return false;
-  }
-}
+/** Said when the page came back here because the server no longer honours the session. */
+const SESSION_ENDED = "Your session has ended (you signed out, or it expired). Sign in again.";
 
 /**
  * Sign in through the server's identity provider when it has one, or with a
@@ -49,25 +42,32 @@ export async function signInPage(main: HTMLElement, params: URLSearchParams = ne
       },
     },
     field("token", "Bearer token", h("input", { type: "password", autocomplete: "off", spellcheck: "false" }), "Kept in this tab's session storage only; closing the tab forgets it."),
-    h(
-      "div",
-      { class: "actions" },
-      h("button", { type: "submit" }, "Sign in"),
-      h("button", { type: "button", id: "anonymous", onclick: () => void attempt("") }, "Continue without a token"),
-    ),
+    h("div", { class: "actions" }, h("button", { type: "submit" }, "Sign in")),
   );
-  const failed = ISSUER_FAILURES[params.get("failed") ?? ""];
+  const failed = params.get("ended") === "1" ? SESSION_ENDED : ISSUER_FAILURES[params.get("failed") ?? ""];
   const viaIssuer = h("p", { hidden: true });
+  const anonymous = h("div", { hidden: true, id: "anonymous-server", class: "notice" });
   main.append(
     h("h1", { tabindex: "-1" }, "Sign in"),
     ...(failed ? [h("p", { role: "alert", id: "issuer-failed" }, failed)] : []),
+    anonymous,
     viaIssuer,
-    h("p", {}, "The console calls the same Connect service as any client, with the same auth, Origin check and limits. A server with no tokens configured is anonymous: continue without one."),
+    h("p", {}, "The console calls the same Connect service as any client, with the same auth, Origin check and limits."),
     form,
     errors,
   );
-  // The heading is up before this waits; the button appears only where the server offers it.
-  if (await issuerSignIn()) {
+  // The heading is up before this waits; what is offered depends on the server.
+  const info = await authInfo();
+  // Marks the form once the page knows what the server offers (the browser test waits for it).
+  form.dataset.asked = "";
+  if (info.anonymous) {
+    anonymous.append(
+      h("p", {}, "This server runs anonymous: it has no tokens and no identity provider, every caller shares one owner, and no sign-in is needed."),
+      h("button", { type: "button", id: "anonymous", onclick: () => void attempt("") }, "Continue without a token"),
+    );
+    anonymous.hidden = false;
+  }
+  if (info.issuer_sign_in) {
     viaIssuer.append(h("button", { type: "button", id: "issuer-sign-in", onclick: () => (location.href = "/ui/login") }, "Sign in with your identity provider"));
     viaIssuer.hidden = false;
   }
