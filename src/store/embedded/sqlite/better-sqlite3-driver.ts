@@ -31,12 +31,16 @@ class BetterDatabase implements SqliteDatabase {
     this.db.function(name, { deterministic: true }, fn as (...a: unknown[]) => unknown);
   }
   async backup(file: string, onProgress?: (p: BackupProgress) => void): Promise<void> {
-    await this.db.backup(file, {
+    let finished = false;
+    const done = await this.db.backup(file, {
       progress: (p) => {
+        finished = p.remainingPages === 0;
         onProgress?.(p);
         return BACKUP_PAGES_PER_STEP;
       },
     });
+    // better-sqlite3 reports a step before it copies it; the finished copy is reported here, as node:sqlite's adapter does.
+    if (!finished) onProgress?.({ totalPages: done.totalPages, remainingPages: 0 });
   }
   close(): void {
     this.db.close();

@@ -84,10 +84,15 @@ class NodeStatement implements SqliteStatement {
   *iterate(...params: unknown[]): IterableIterator<unknown> {
     const it = guarded(() => this.st.iterate(...spread(params)));
     const pluck = this.mode === "pluck";
-    for (;;) {
-      const next = guarded(() => it.next());
-      if (next.done) return;
-      yield pluck ? (next.value as unknown[])[0] : next.value;
+    try {
+      for (;;) {
+        const next = guarded(() => it.next());
+        if (next.done) return;
+        yield pluck ? (next.value as unknown[])[0] : next.value;
+      }
+    } finally {
+      // A loop left early must reset the statement: an unfinished read keeps its snapshot of the WAL.
+      it.return?.();
     }
   }
 }
