@@ -8,3 +8,5 @@ export { silentLogger } from "./logger.js";
 export { lexicalTerms, lexicalWords, distinctTerms, searchableText, type LexicalWord } from "./lexical-terms.js";
 export { MAX_TIMER_MS, MAX_TIMER_HOURS } from "./timer-limit.js";
 export { CONTROL_CHARACTERS } from "./control-characters.js";
+export { noteOnSpan, setTraceHook, traceContext, traced, tracingOn } from "./trace-hook.js";
+export type { SpanAttributes, SpanNotes, SpanOptions, SpanValue, TraceContext, TraceHook } from "./trace-hook.js";
