@@ -1,14 +1,70 @@
 import { QdrantClient } from "@qdrant/js-client-rest";
+import { traced, tracingOn } from "../../model/trace-hook.js";
 
 /** A Qdrant deployment as `engram serve` and the operator verbs read it from ENGRAM_QDRANT_*. */
 export type QdrantConnection = { url: string; apiKey?: string; collection?: string; timeoutMs?: number };
 
 /**
+ * The client calls engram makes, each one HTTP request to Qdrant. Only these
+ * are traced: the client's other members may be synchronous, and a span
+ * around them would change what they return.
+ */
+const REQUESTS: ReadonlySet<string> = new Set([
+  "batchUpdate",
+  "collectionExists",
+  "count",
+  "createCollection",
+  "createPayloadIndex",
+  "createSnapshot",
+  "delete",
+  "deleteCollection",
+  "deletePayload",
+  "getAliases",
+  "getCollection",
+  "query",
+  "queryBatch",
+  "retrieve",
+  "scroll",
+  "setPayload",
+  "updateCollection",
+  "updateCollectionAliases",
+  "upsert",
+  "versionInfo",
+]);
+
+/**
+ * Each request in a client span of its own (`qdrant.<call>`), with the
+ * server's address and the call's name; never a filter, a vector or a payload.
+ */
+function tracedClient(client: QdrantClient, url: URL): QdrantClient {
+  const attributes = {
+    "db.system.name": "qdrant",
+    "server.address": url.hostname,
+    "server.port": Number(url.port || (url.protocol === "https:" ? 443 : 80)),
+  };
+  const wrapped = new Map<string, unknown>();
+  return new Proxy(client, {
+    get(target, prop, receiver) {
+      const value: unknown = Reflect.get(target, prop, receiver);
+      if (typeof prop !== "string" || typeof value !== "function" || !REQUESTS.has(prop)) return value;
+      let w = wrapped.get(prop);
+      if (w === undefined) {
+        const call = value as (...args: unknown[]) => Promise<unknown>;
+        w = (...args: unknown[]) => traced(`qdrant.${prop}`, () => call.apply(target, args), { kind: "client", attributes: { ...attributes, "db.operation.name": prop } });
+        wrapped.set(prop, w);
+      }
+      return w;
+    },
+  });
+}
+
+/**
  * The one way engram opens a Qdrant client, so the store and the operator
  * verbs reach a deployment alike. The client's own compatibility probe is
  * off: engram checks the server version itself (server-version.ts) and
- * refuses in its own words.
+ * refuses in its own words. While tracing is on, each request is a span.
  */
 export function connectQdrant(conn: QdrantConnection): QdrantClient {
-  return new QdrantClient({ url: conn.url, apiKey: conn.apiKey, checkCompatibility: false, timeout: conn.timeoutMs ?? 30_000 });
+  const client = new QdrantClient({ url: conn.url, apiKey: conn.apiKey, checkCompatibility: false, timeout: conn.timeoutMs ?? 30_000 });
+  return tracingOn() ? tracedClient(client, new URL(conn.url)) : client;
 }
