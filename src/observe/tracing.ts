@@ -46,7 +46,8 @@ async function start(settings: TraceSettings, log: Logger): Promise<Running> {
     settings,
     holders: 0,
     drops: () => ({ ...otel.queue.dropped }),
-    flush: () => otel.flush(),
+    // A batch the collector did not take is already counted and logged; flushing never fails its caller.
+    flush: () => otel.flush().catch(() => undefined),
     stop: async () => {
       setTraceHook(undefined);
       setCallTracer(undefined);
