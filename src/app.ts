@@ -12,6 +12,7 @@ import { dataDirOf } from "./data-dir.js";
 import { accessLog, createMetrics, startTracing, traceSettingsFromEnv, tracingOn } from "./observe/index.js";
 
 export { DEFAULT_LISTEN_ADDR } from "./server.js";
+export { startTracing } from "./observe/index.js";
 
 export class StartupError extends Error {
   override readonly name = "StartupError";

@@ -14,6 +14,7 @@ import { EngramService } from "../src/gen/engram/v1/engram_pb.js";
 import { flushTraces } from "../src/observe/index.js";
 import { startTestServer, type TestServer } from "./helpers/engram-server.js";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "./helpers/otlp-receiver.js";
+import { runEngram } from "./helpers/run-engram.js";
 
 const TOKEN = "tracing-test-token-7f3a";
 const SERVER = 2;
@@ -156,6 +157,15 @@ describe.each(["http/protobuf", "http/json"])("traces exported over %s", (protoc
     await receiver.waitFor((s) => s.name === "engram.v1.EngramService/GetMemory");
     const text = everyText(receiver.spans);
     for (const secret of [SECRET_CONTENT, "swordfish", SECRET_QUERY, SECRET_TAG, TOKEN, id, "alice"]) expect(text, secret).not.toContain(secret);
+  });
+
+  it("an operator verb's sweep is one span named after the verb, with its report's counts", async () => {
+    const run = await runEngram(["prune-expired", "--output", "json"], { ...server.storeEnv, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: protocol });
+    expect(run.code, run.stderr).toBe(0);
+    const report = JSON.parse(run.stdout) as { found: number; dry_run: boolean };
+    const sweep = await receiver.waitFor((s) => s.name === "engram prune-expired");
+    expect(sweep.parentSpanId).toBe("");
+    expect(sweep.attributes).toMatchObject({ "engram.operator.verb": "prune-expired", "engram.operator.found": report.found, "engram.operator.dry_run": true });
   });
 
   it("the receiver got the encoding the settings name", () => {

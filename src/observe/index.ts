@@ -8,6 +8,6 @@ export { callSpan } from "./call-span.js";
 export type { CallEnd, CallProtocol, CallSpan, CallStart } from "./call-span.js";
 export { flushTraces, SPAN_DROP_REASONS, startTracing } from "./tracing.js";
 export { tracingOn } from "../model/trace-hook.js";
-export type { SpanDrops, Tracing } from "./tracing.js";
+export type { SpanDrops, Tracing, TracingOptions } from "./tracing.js";
 export { TRACE_PROTOCOLS, TRACE_QUEUE_SIZE, TRACE_SAMPLERS, TRACE_SETTINGS, traceSettingsFromEnv } from "./trace-settings.js";
 export type { TraceSettings } from "./trace-settings.js";

@@ -71,9 +71,10 @@ function notesOf(span: Span): SpanNotes {
   return { set: (key, value) => span.setAttribute(key, value) };
 }
 
-export function startOtel(settings: TraceSettings, onExport: (ok: boolean, error: Error | undefined) => void): Otel {
+export function startOtel(settings: TraceSettings, exportTimeoutMs: number | undefined, onExport: (ok: boolean, error: Error | undefined) => void): Otel {
   const queue = new SpanExportQueue(TRACE_QUEUE_SIZE, onExport);
-  const exporter = settings.protocol === "http/json" ? new JsonTraceExporter({ url: settings.endpoint }) : new ProtobufTraceExporter({ url: settings.endpoint });
+  const config = { url: settings.endpoint, ...(exportTimeoutMs !== undefined ? { timeoutMillis: exportTimeoutMs } : {}) };
+  const exporter = settings.protocol === "http/json" ? new JsonTraceExporter(config) : new ProtobufTraceExporter(config);
   const batches = new BatchSpanProcessor(queue.exporter(exporter), { maxQueueSize: TRACE_QUEUE_SIZE, maxExportBatchSize: 512, scheduledDelayMillis: 1000 });
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ ...settings.resource, "service.name": settings.serviceName, "service.version": pkg.version }),

@@ -23,11 +23,14 @@ type Running = { settings: TraceSettings; holders: number; drops(): SpanDrops; f
 
 let running: Promise<Running> | undefined;
 
-async function start(settings: TraceSettings, log: Logger): Promise<Running> {
+/** `exportTimeoutMs`: how long one export may take, retries included; the exporter's own default (10 s) when absent. */
+export type TracingOptions = { exportTimeoutMs?: number };
+
+async function start(settings: TraceSettings, log: Logger, opts: TracingOptions): Promise<Running> {
   // Loaded here and only here: with tracing off, no OpenTelemetry module is ever imported.
   const { startOtel } = await import("./otel-sdk.js");
   let failing = false;
-  const otel = startOtel(settings, (ok, error) => {
+  const otel = startOtel(settings, opts.exportTimeoutMs, (ok, error) => {
     // One line per run of failures, so a collector that is down is said once, not once a second.
     if (!ok && !failing) {
       log.warn("trace export failed; spans are dropped until the collector answers (engram_trace_spans_dropped_total)", {
@@ -51,7 +54,8 @@ async function start(settings: TraceSettings, log: Logger): Promise<Running> {
     stop: async () => {
       setTraceHook(undefined);
       setCallTracer(undefined);
-      await otel.shutdown();
+      // Spans the collector did not take are counted already; stopping never fails the server or the verb.
+      await otel.shutdown().catch(() => undefined);
     },
   };
 }
@@ -61,10 +65,10 @@ async function start(settings: TraceSettings, log: Logger): Promise<Running> {
  * not (nothing is loaded then). One SDK per process: a second holder (two
  * servers in one test process) shares the first one's.
  */
-export async function startTracing(env: NodeJS.ProcessEnv, log: Logger): Promise<Tracing | undefined> {
+export async function startTracing(env: NodeJS.ProcessEnv, log: Logger, opts: TracingOptions = {}): Promise<Tracing | undefined> {
   const settings = traceSettingsFromEnv(env);
   if (settings === undefined) return undefined;
-  running ??= start(settings, log);
+  running ??= start(settings, log, opts);
   const r = await running;
   r.holders++;
   let stopped = false;
