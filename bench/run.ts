@@ -21,6 +21,7 @@ import { lifecycleSweeps } from "./rows/lifecycle-sweeps.js";
 import { operatorSweeps } from "./rows/operator-sweeps.js";
 import { readCost } from "./rows/read-cost.js";
 import { searchAndStart } from "./rows/search-and-start.js";
+import { tracingCost } from "./rows/tracing-cost.js";
 
 const SECTIONS: Record<string, BenchSection> = {
   "search-and-start": searchAndStart,
@@ -31,6 +32,7 @@ const SECTIONS: Record<string, BenchSection> = {
   "operator-sweeps": operatorSweeps,
   "bulk-ingestion": bulkIngestion,
   "lifecycle-sweeps": lifecycleSweeps,
+  "tracing-cost": tracingCost,
 };
 
 function selected(): [string, BenchSection][] {
