@@ -15,6 +15,7 @@ import { flushTraces } from "../src/observe/index.js";
 import { startTestServer, type TestServer } from "./helpers/engram-server.js";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "./helpers/otlp-receiver.js";
 import { runEngram } from "./helpers/run-engram.js";
+import { startFakeChat, type FakeChat } from "./helpers/fake-chat-server.js";
 
 const TOKEN = "tracing-test-token-7f3a";
 const SERVER = 2;
@@ -200,5 +201,45 @@ describe("a collector that cannot be reached", () => {
     expect(failed).toBeGreaterThanOrEqual(10);
     expect(metrics).toMatch(/^engram_trace_spans_dropped_total\{reason="queue_full"\} 0$/m);
     expect(server.log.text()).toContain("trace export failed; spans are dropped until the collector answers");
+  });
+});
+
+describe("the on-write summary queue", () => {
+  let receiver: OtlpReceiver;
+  let chat: FakeChat;
+  let server: TestServer;
+
+  beforeAll(async () => {
+    receiver = await startOtlpReceiver();
+    chat = await startFakeChat();
+    server = await startTestServer({
+      env: {
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        ENGRAM_OPENAI_CHAT_BASE_URL: chat.url,
+        ENGRAM_SUMMARY_MODEL: "summarizer-test",
+        ENGRAM_SUMMARY_ON_WRITE: "true",
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    await chat?.close();
+    await receiver?.close();
+  });
+
+  it("makes each summary a trace of its own, linked to the write that queued it, with its outcome", async () => {
+    const tp = traceparent();
+    const c = createClient(EngramService, createConnectTransport({ baseUrl: server.url, httpVersion: "1.1", interceptors: [withHeaders({ traceparent: tp.header })] }));
+    await c.storeMemory({ content: SECRET_CONTENT, scope: "repo:summary", source: "user-said", category: "decision" });
+    await chat.received(1);
+    const write = await receiver.waitFor((s) => s.traceId === tp.traceId && s.kind === SERVER);
+    const summary = await receiver.waitFor((s) => s.name === "engram.summary" && s.attributes["engram.summary.outcome"] !== undefined);
+
+    expect(summary.traceId).not.toBe(tp.traceId);
+    expect(summary.parentSpanId).toBe("");
+    expect(summary.links).toEqual([{ traceId: write.traceId, spanId: write.spanId }]);
+    expect(summary.attributes["engram.summary.outcome"]).toBe("summarized");
+    expect(everyText(receiver.spans)).not.toContain("swordfish");
   });
 });

@@ -64,13 +64,13 @@ export function connectNodeHandler(opts: ConnectHandlerOptions): (req: NodeReque
     const started = performance.now();
     const values = contextValues(req);
     const slot = attachOutcome(values);
-    const span = callSpan({
+    const span = callSpan(() => ({
       protocol: protocolOf(req.headers["content-type"]),
       service: handler.service.typeName,
       procedure: handler.method.name,
       headers: req.headers,
       authLane: admissionOf(req)?.lane,
-    });
+    }));
     if (opts.observe || span) {
       const observe = opts.observe;
       let told = false;

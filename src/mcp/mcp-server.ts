@@ -67,7 +67,7 @@ export function createMcpServer(
   );
   const ctx: ToolContext = { core, subject };
   const run = async (name: string, h: AnyToolHandler, args: Record<string, unknown>): Promise<CallToolResult> => {
-    const span = callSpan({ protocol: "mcp", service: SERVER_NAME, procedure: name, headers: caller.headers, authLane: caller.authLane });
+    const span = callSpan(() => ({ protocol: "mcp", service: SERVER_NAME, procedure: name, headers: caller.headers, authLane: caller.authLane }));
     if (!observe && !span) return callTool(name, h, ctx, args);
     const started = performance.now();
     let outcome: CallEnd = { code: "ok" };

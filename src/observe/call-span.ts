@@ -36,8 +36,9 @@ export function setCallTracer(t: CallTracer | undefined): void {
 /**
  * The one function a lane calls per call: a server span continuing the
  * caller's trace, or undefined when tracing is off, in which case the lane
- * runs exactly as it would without tracing.
+ * runs exactly as it would without tracing. `start` is asked only when
+ * tracing is on, so an untraced call builds nothing for it.
  */
-export function callSpan(start: CallStart): CallSpan | undefined {
-  return tracer?.(start);
+export function callSpan(start: () => CallStart): CallSpan | undefined {
+  return tracer === undefined ? undefined : tracer(start());
 }
