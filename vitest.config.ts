@@ -33,6 +33,7 @@ import { defineConfig } from "vitest/config";
  */
 const ON_QDRANT_FAKE = [
   "test/test-store.test.ts",
+  "test/tracing.test.ts",
   "test/archive-restore.test.ts",
   "test/cli-client.test.ts",
   "test/cli-exit-codes-client.test.ts",

@@ -25,6 +25,7 @@ import { operatorSweeps } from "./rows/operator-sweeps.js";
 import { readCost } from "./rows/read-cost.js";
 import { searchAndStart } from "./rows/search-and-start.js";
 import { snapshotCheck } from "./rows/snapshot-check.js";
+import { tracingCost } from "./rows/tracing-cost.js";
 
 const SECTIONS: Record<string, BenchSection> = {
   "search-and-start": searchAndStart,
@@ -37,6 +38,7 @@ const SECTIONS: Record<string, BenchSection> = {
   "bulk-ingestion": bulkIngestion,
   "lifecycle-sweeps": lifecycleSweeps,
   "import-rate": importRate,
+  "tracing-cost": tracingCost,
 };
 
 function selected(): [string, BenchSection][] {

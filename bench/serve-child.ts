@@ -16,13 +16,13 @@ export type ServeChild = {
   stop: () => Promise<void>;
 };
 
-/** `node bin/engram.js serve` over `dir` on a free loopback port, timed from its spawn. */
-export async function spawnServe(dir: string, env: NodeJS.ProcessEnv, pollMs: number): Promise<ServeChild> {
+/** `node bin/engram.js serve` over `dir` on a free loopback port, timed from its spawn; `root` is the checkout whose build runs (this one by default). */
+export async function spawnServe(dir: string, env: NodeJS.ProcessEnv, pollMs: number, root: string = ROOT): Promise<ServeChild> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const t0 = performance.now();
   const child = spawn(process.execPath, ["bin/engram.js", "serve"], {
-    cwd: ROOT,
+    cwd: root,
     env: { ...env, ENGRAM_DATA_DIR: dir, ENGRAM_LISTEN_ADDR: `127.0.0.1:${port}` },
     stdio: ["ignore", "ignore", "pipe"],
   });

@@ -5,13 +5,14 @@ import { checkEmbedderIdentity, embedderFromEnv, identityKey, PooledLocalEmbedde
 import { allowedOriginsFromEnv, listenAddrOf, requestTimeoutFromEnv, startServer, type Handler, type RunningServer } from "./server.js";
 import { EmbeddedStore, StoreOpenError } from "./store/embedded/index.js";
 import { QdrantSetupError, QdrantStore } from "./store/qdrant/index.js";
-import { type Store, META_EMBEDDER_IDENTITY } from "./store/index.js";
+import { type Store, META_EMBEDDER_IDENTITY, TracedStore } from "./store/index.js";
 import { stderrLogger } from "./stderr-logger.js";
 import { mcpHttpHandler } from "./mcp/http-handler.js";
 import { dataDirOf } from "./data-dir.js";
-import { accessLog, createMetrics } from "./observe/index.js";
+import { accessLog, createMetrics, startTracing, traceSettingsFromEnv, tracingOn } from "./observe/index.js";
 
 export { DEFAULT_LISTEN_ADDR } from "./server.js";
+export { startTracing } from "./observe/index.js";
 
 export class StartupError extends Error {
   override readonly name = "StartupError";
@@ -102,6 +103,8 @@ export async function openEngram(opts: { env?: NodeJS.ProcessEnv; log?: Logger; 
     await claim?.();
     claim = undefined;
   }
+  // Only while tracing is on does a store call go through a span; otherwise the core calls the store itself.
+  if (tracingOn()) store = new TracedStore(store);
   const deps: CoreDeps = { store, embedder, limits, now: () => new Date(), log };
   const summaries = startSummaryQueue(summary, env, deps);
   return {
@@ -159,6 +162,11 @@ export function checkStoreSettings(env: NodeJS.ProcessEnv): void {
   if (protocol !== "http:" && protocol !== "https:") throw new Error("ENGRAM_QDRANT_URL must be an absolute http:// or https:// URL");
 }
 
+/** The OTEL_* tracing settings, for the check `serve` and `mcp` make before anything opens (src/cli/server-config.ts). */
+export function checkTracingSettings(env: NodeJS.ProcessEnv): void {
+  traceSettingsFromEnv(env);
+}
+
 /** The listener's settings, for the check `serve` makes before anything opens (src/cli/server-config.ts). */
 export function checkListenerSettings(env: NodeJS.ProcessEnv): void {
   maxRequestBytesFromEnv(env);
@@ -168,10 +176,16 @@ export function checkListenerSettings(env: NodeJS.ProcessEnv): void {
 
 export async function serveMcpStdio(opts: { env?: NodeJS.ProcessEnv } = {}): Promise<void> {
   const env = opts.env ?? process.env;
-  const engram = await openEngram({ env });
-  const { serveStdio } = await import("./mcp/stdio.js");
-  await serveStdio(engram, stdioSubject(env));
-  await engram.close();
+  const log = stderrLogger();
+  const tracing = await startTracing(env, log);
+  try {
+    const engram = await openEngram({ env, log });
+    const { serveStdio } = await import("./mcp/stdio.js");
+    await serveStdio(engram, stdioSubject(env));
+    await engram.close();
+  } finally {
+    await tracing?.shutdown();
+  }
 }
 
 export type ServeOptions = { env?: NodeJS.ProcessEnv; listenAddr?: string; log?: Logger; embedder?: Embedder; store?: Store };
@@ -181,7 +195,15 @@ export type ServeOptions = { env?: NodeJS.ProcessEnv; listenAddr?: string; log?:
 export async function serve(opts: ServeOptions = {}): Promise<{ server: RunningServer; engram: Engram; close(signal?: string): Promise<void> }> {
   const env = opts.env ?? process.env;
   const log = opts.log ?? stderrLogger();
-  const engram = await openEngram({ ...opts, env, log, deferIdentity: true });
+  // Before the store opens, so that its Qdrant client is traced too.
+  const tracing = await startTracing(env, log);
+  let engram: Engram;
+  try {
+    engram = await openEngram({ ...opts, env, log, deferIdentity: true });
+  } catch (err) {
+    await tracing?.shutdown();
+    throw err;
+  }
   if (engram.auth.anonymous) {
     // Empty counts as unset, as for every setting; the names (never the values) say which were set so, in case that was a mistake.
     const empty = IDENTITY_SETTINGS.filter((name) => env[name] !== undefined && env[name]!.trim() === "");
@@ -198,6 +220,7 @@ export async function serve(opts: ServeOptions = {}): Promise<{ server: RunningS
     storeRecords: async () => (await deps.store.schemaHistogram()).total,
     waiting: () => waitingParts(deps),
     summaryQueue: () => engram.summaries ?? NO_SUMMARY_QUEUE,
+    traceDrops: () => tracing?.drops(),
   });
   const observe = accessLog(log, metrics.observe);
   const maxRequestBytes = maxRequestBytesFromEnv(env);
@@ -220,6 +243,7 @@ export async function serve(opts: ServeOptions = {}): Promise<{ server: RunningS
     });
   } catch (err) {
     await engram.close();
+    await tracing?.shutdown();
     throw err;
   }
   await engram.claimIdentity();
@@ -238,6 +262,7 @@ export async function serve(opts: ServeOptions = {}): Promise<{ server: RunningS
       if (signal !== undefined) log.info("engram stopping", { signal });
       await server.close();
       await engram.close();
+      await tracing?.shutdown();
       if (signal !== undefined) log.info("engram stopped", { signal });
     },
   };

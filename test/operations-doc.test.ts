@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import * as auth from "../src/auth/index.js";
-import { createMetrics, READY_PARTS } from "../src/observe/index.js";
+import { createMetrics, READY_PARTS, SPAN_DROP_REASONS, TRACE_PROTOCOLS, TRACE_SAMPLERS, TRACE_SETTINGS } from "../src/observe/index.js";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const doc = readFileSync(join(ROOT, "docs/operations.md"), "utf8");
@@ -17,6 +17,17 @@ describe("docs/operations.md", () => {
 
   it("names every part the readiness gauge reports", () => {
     expect(doc).toContain(`\`part\` (${READY_PARTS.map((p) => `\`${p}\``).join(", ")})`);
+  });
+
+  it("lists in its Traces section exactly the variables the tracing settings read, with every protocol and sampler they take", () => {
+    const traces = doc.slice(doc.indexOf("## Traces"), doc.indexOf("## Summaries"));
+    const table = traces.slice(traces.indexOf("| Setting |"), traces.indexOf("\n\n", traces.indexOf("| Setting |")));
+    const listed = [...table.matchAll(/^\| `(\w+)` \|/gm)].map((m) => m[1]);
+    expect(listed).toEqual([...TRACE_SETTINGS]);
+    for (const p of TRACE_PROTOCOLS) expect(table).toContain(`\`${p}\``);
+    for (const sampler of TRACE_SAMPLERS) expect(table).toContain(`\`${sampler}\``);
+    const row = doc.split("\n").find((l) => l.startsWith("| `engram_trace_spans_dropped_total` |"))!;
+    for (const reason of SPAN_DROP_REASONS) expect(row).toContain(`\`${reason}\``);
   });
 
   it("names in its Identity section every variable the bearer lanes and console sign-in read, and every 401 lane and class", () => {

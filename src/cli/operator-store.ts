@@ -11,6 +11,7 @@ import { DATA_DIR_ENV, dataDirOf } from "../data-dir.js";
 import type { QdrantConnection } from "../store/qdrant/index.js";
 import { CliFailure } from "./failure.js";
 import { failure } from "./operator-common.js";
+import { operatorSweep } from "./operator-trace.js";
 
 /**
  * Operator verbs open the store the server would open: the same
@@ -169,7 +170,11 @@ function lockedText(err: unknown): string {
  * `fn` fails. A store that stays locked is `unavailable` (exit 5), like a
  * server that cannot be reached.
  */
-export async function withOperatorStore<T>(fn: (s: OperatorStore) => Promise<T> | T, env: NodeJS.ProcessEnv = process.env, mode: CheckMode = {}): Promise<T> {
+export function withOperatorStore<T>(fn: (s: OperatorStore) => Promise<T> | T, env: NodeJS.ProcessEnv = process.env, mode: CheckMode = {}): Promise<T> {
+  return operatorSweep(env, () => onOperatorStore(fn, env, mode));
+}
+
+async function onOperatorStore<T>(fn: (s: OperatorStore) => Promise<T> | T, env: NodeJS.ProcessEnv, mode: CheckMode): Promise<T> {
   const opened = await openOperatorStore(env, mode);
   try {
     let result: T;
@@ -247,7 +252,11 @@ export function storeFaultExit(err: unknown): ExitCode | undefined {
  * one that cannot be reached, at open or while `fn` runs, is `unavailable`
  * (exit 5) and one that does not answer in time is exit 6, as on every lane.
  */
-export async function withServingStore<T>(fn: (t: ServingStore) => Promise<T>, env: NodeJS.ProcessEnv = process.env, mode: CheckMode = {}): Promise<T> {
+export function withServingStore<T>(fn: (t: ServingStore) => Promise<T>, env: NodeJS.ProcessEnv = process.env, mode: CheckMode = {}): Promise<T> {
+  return operatorSweep(env, () => onServingStore(fn, env, mode));
+}
+
+async function onServingStore<T>(fn: (t: ServingStore) => Promise<T>, env: NodeJS.ProcessEnv, mode: CheckMode): Promise<T> {
   if (!env.ENGRAM_QDRANT_URL) return withOperatorStore(({ store, deps }) => fn({ store, embedder: deps.embedder, deps, migrations: store }), env, mode);
   const [{ openServingStore }, { embedderFromEnv }, { limitsFromEnv, silentLogger }] = await Promise.all([
     import("../app.js"),

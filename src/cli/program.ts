@@ -24,6 +24,7 @@ import { registerMcpCommand } from "./mcp-command.js";
 import { registerCuratedWrites } from "./curated-writes.js";
 import { registerStatusCommands } from "./status-commands.js";
 import { registerWriteCommands } from "./write-commands.js";
+import { noteVerb } from "./operator-trace.js";
 
 export const BINARY = "engram";
 
@@ -59,7 +60,10 @@ export function buildProgram(version = packageVersion()): Command {
     .configureOutput({ writeErr: writeStderr, outputError: (str, write) => write(str.replace(/^error: /, "")) })
     // Before every verb's action, as the original's PersistentPreRunE: --help
     // and --version run no action and stay available to find the way out.
-    .hook("preAction", () => refuseLegacyEnv());
+    .hook("preAction", (_, action) => {
+      refuseLegacyEnv();
+      noteVerb(action);
+    });
   registerServeCommand(program);
   registerMcpCommand(program);
   registerRecallCommands(program);

@@ -24,6 +24,7 @@ export async function checkServerConfig(env: NodeJS.ProcessEnv, listenAddr?: str
     summaryConfigFromEnv(env);
     if (server && listenAddr !== undefined) server.parseListenAddr(listenAddr);
     app.checkStoreSettings(env);
+    app.checkTracingSettings(env);
     if (listenAddr === undefined) stdioSubject(env);
     if (listenAddr !== undefined) app.checkListenerSettings(env);
   } catch (err) {

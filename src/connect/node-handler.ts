@@ -8,8 +8,8 @@ import { Code, ConnectError, createConnectRouter, type ConnectRouter } from "@co
 import { codeFromHttpStatus } from "@connectrpc/connect/protocol-connect";
 import { compressionBrotli, compressionGzip, universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
 import type { Core, Logger } from "../core/index.js";
-import type { Authenticator } from "../auth/index.js";
-import type { RequestObserver } from "../observe/index.js";
+import { admissionOf, type Authenticator } from "../auth/index.js";
+import { callSpan, type CallProtocol, type RequestObserver } from "../observe/index.js";
 import { attachOutcome, outcomeInterceptor, type OutcomeSlot } from "./outcome-context.js";
 import { gateHandler } from "./request-gate.js";
 import { engramRoutes } from "./routes.js";
@@ -64,7 +64,14 @@ export function connectNodeHandler(opts: ConnectHandlerOptions): (req: NodeReque
     const started = performance.now();
     const values = contextValues(req);
     const slot = attachOutcome(values);
-    if (opts.observe) {
+    const span = callSpan(() => ({
+      protocol: protocolOf(req.headers["content-type"]),
+      service: handler.service.typeName,
+      procedure: handler.method.name,
+      headers: req.headers,
+      authLane: admissionOf(req)?.lane,
+    }));
+    if (opts.observe || span) {
       const observe = opts.observe;
       let told = false;
       const tell = (): void => {
@@ -72,10 +79,12 @@ export function connectNodeHandler(opts: ConnectHandlerOptions): (req: NodeReque
         told = true;
         // Closed before the answer was out: the caller went away.
         if (slot.code === undefined && !res.writableFinished) slot.code = Code.Canceled;
-        observe({
+        const code = codeOf(slot, res);
+        span?.end({ code, hint: slot.hint, fields: slot.fields });
+        observe?.({
           lane: "connect",
           procedure: handler.method.name,
-          code: codeOf(slot, res),
+          code,
           durationMs: performance.now() - started,
           owner: resolvedSubject(values)?.owner,
           ...(slot.hint !== undefined ? { hint: slot.hint } : {}),
@@ -93,7 +102,7 @@ export function connectNodeHandler(opts: ConnectHandlerOptions): (req: NodeReque
       res.end();
       return;
     }
-    handler(uReq, req)
+    (span ? span.run(() => handler(uReq, req)) : handler(uReq, req))
       .then((uRes) => universalResponseToNodeResponse(uRes, res))
       .catch((reason: unknown) => {
         if (ConnectError.from(reason).code === Code.Aborted || ConnectError.from(reason).code === Code.Canceled) return;
@@ -106,6 +115,14 @@ export function connectNodeHandler(opts: ConnectHandlerOptions): (req: NodeReque
         }
       });
   };
+}
+
+/** Which of the three protocols a call speaks, by its content type (the library answers any other with 415). */
+function protocolOf(contentType: string | undefined): CallProtocol {
+  const ct = (contentType ?? "").toLowerCase();
+  if (ct.startsWith("application/grpc-web")) return "grpc-web";
+  if (ct.startsWith("application/grpc")) return "grpc";
+  return "connect";
 }
 
 /**

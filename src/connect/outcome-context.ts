@@ -9,7 +9,7 @@ import { ArgError } from "../argerror/index.js";
  * caller's protocol afterwards, so this is the only place the code is
  * available without parsing a response body or trailer.
  */
-export type OutcomeSlot = { code?: Code; hint?: string };
+export type OutcomeSlot = { code?: Code; hint?: string; fields?: readonly string[] };
 
 const kOutcome = createContextKey<OutcomeSlot | undefined>(undefined, { description: "engram request outcome" });
 
@@ -25,7 +25,10 @@ export function noteOutcome(values: ContextValues | undefined, err: ConnectError
   if (slot === undefined || slot.code !== undefined) return;
   slot.code = err.code;
   const cause = err.cause;
-  if (cause instanceof ArgError) slot.hint = cause.hint;
+  if (cause instanceof ArgError) {
+    slot.hint = cause.hint;
+    slot.fields = cause.fields;
+  }
 }
 
 /**

@@ -11,6 +11,8 @@ import { checkCount, checkQuery, effectiveScope } from "./validate.js";
 import { fullView, type MemoryView } from "./view.js";
 import { enforceBudget } from "./budget.js";
 import { GATE_ON } from "../store/index.js";
+import { embedQuery } from "./embed-traced.js";
+import { traced } from "../model/trace-hook.js";
 
 export type SearchDiscoveriesResult = { discoveries: MemoryView[]; coverage?: Coverage };
 
@@ -24,10 +26,12 @@ export async function searchDiscoveries(deps: CoreDeps, subject: Subject, a: Sea
   const scope = effectiveScope({ scope: a.scope, cross_spine: crossSpine });
   checkDiscoveryKind(a.kind, false);
   const q = { subject, scope, scopePrefix: DISCOVERY_PREFIX, categories: ["discovery"], kind: a.kind || undefined, gate: GATE_ON, now: nowSeconds(deps) };
-  const vector = await deps.embedder.embedQuery(query);
+  const vector = await embedQuery(deps.embedder, query);
   const terms = distinctTerms(query);
   const [found, weights] = await Promise.all([deps.store.search(q, vector, query, candidateK(k)), deps.store.termWeights(terms)]);
-  const [hits] = await rankRecall(deps.store, deps.embedder, query, terms, weights, [found], k);
+  const [hits] = await traced("engram.rank", () => rankRecall(deps.store, deps.embedder, query, terms, weights, [found], k), {
+    attributes: { "engram.rank.candidates": found.length, "engram.rank.k": k },
+  });
   const result: SearchDiscoveriesResult = { discoveries: hits.map((h) => fullView(h.record, h.score)) };
   if (scope === undefined) result.coverage = await coverage(deps, subject, DISCOVERY_PREFIX);
   enforceBudget(deps, result);

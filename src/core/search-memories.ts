@@ -7,10 +7,13 @@ import { liftedQuery, recallQuery } from "./recall-query.js";
 import { candidateK } from "./rank.js";
 import { rankRecall } from "./rank-recall.js";
 import { distinctTerms } from "../model/lexical-terms.js";
+import { traced } from "../model/trace-hook.js";
+import type { ScoredRecord } from "../model/record.js";
 import type { Subject } from "../model/subject.js";
 import { checkCount, checkQuery, effectiveScope } from "./validate.js";
 import { compactView, fullView, type MemoryView } from "./view.js";
 import { enforceBudget } from "./budget.js";
+import { embedQuery } from "./embed-traced.js";
 
 export type SearchResult = { memories: MemoryView[]; coverage?: Coverage; recall_gate_hidden: RecallGateHidden };
 
@@ -24,7 +27,7 @@ export async function searchMemories(deps: CoreDeps, subject: Subject, a: Search
   const k = checkCount("k", a.k, deps.limits) || LANE_POLICY[lane].searchK;
   const scope = effectiveScope(a);
   const q = recallQuery(deps, subject, a, scope);
-  const vector = await deps.embedder.embedQuery(query);
+  const vector = await embedQuery(deps.embedder, query);
   const terms = distinctTerms(query);
   const [visible, gated, weights] = await Promise.all([
     deps.store.search(q, vector, query, candidateK(k)),
@@ -39,8 +42,11 @@ export async function searchMemories(deps: CoreDeps, subject: Subject, a: Search
   const seen = new Set(visible.map((h) => h.record.id));
   const hidden = gated.filter((h) => !seen.has(h.record.id));
   // With nothing hidden, the lifted ranking is the visible one: rank once.
-  const [hits, lifted = hits] =
-    hidden.length === 0 ? await rankRecall(deps.store, deps.embedder, query, terms, weights, [visible], k) : await rankRecall(deps.store, deps.embedder, query, terms, weights, [visible, [...visible, ...hidden]], k);
+  const [hits, lifted = hits] = await traced<[ScoredRecord[], ScoredRecord[]?]>(
+    "engram.rank",
+    () => (hidden.length === 0 ? rankRecall(deps.store, deps.embedder, query, terms, weights, [visible], k) : rankRecall(deps.store, deps.embedder, query, terms, weights, [visible, [...visible, ...hidden]], k)),
+    { attributes: { "engram.rank.candidates": visible.length, "engram.rank.hidden_candidates": hidden.length, "engram.rank.k": k } },
+  );
   const memories = hits.map((h) =>
     a.full ? fullView(h.record, h.score) : compactView(h.record, deps.limits.summaryMaxChars, h.score),
   );

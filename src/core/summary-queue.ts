@@ -1,5 +1,6 @@
 import type { Summarizer } from "../embed/summarizer.js";
 import type { MemoryRecord } from "../model/record.js";
+import { noteOnSpan, traceContext, traced, type TraceContext } from "../model/trace-hook.js";
 import { AUTO_SUMMARY_OUTCOMES, autoSummarize, wantsAutoSummary } from "./auto-summary.js";
 import type { CoreDeps } from "./deps.js";
 
@@ -32,8 +33,11 @@ export const NO_SUMMARY_QUEUE: { readonly length: number; readonly outcomes: Rea
  * unsummarized for `engram summarize-missing` to find. Only ids wait here;
  * a worker reads the record when its turn comes.
  */
+/** A record waiting for its summary: its id, and the trace of the write that offered it (when traced), with when. */
+type Queued = { id: string; from?: TraceContext; at: number };
+
 export class SummaryQueue {
-  private readonly waiting: string[] = [];
+  private readonly waiting: Queued[] = [];
   private head = 0;
   private wake: (() => void)[] = [];
   private closed = false;
@@ -64,13 +68,14 @@ export class SummaryQueue {
     if (this.closed || !wantsAutoSummary(rec)) return;
     if (this.length >= this.opts.size) {
       this.#outcomes.dropped++;
+      noteOnSpan("engram.summary.dropped", true);
       this.deps.log.warn("summary queue full; the new record was not queued for an auto summary (engram summarize-missing will find it)", {
         id: rec.id,
         queue_size: this.opts.size,
       });
       return;
     }
-    this.waiting.push(rec.id);
+    this.waiting.push({ id: rec.id, from: traceContext(), at: performance.now() });
     this.wake.shift()?.();
   }
 
@@ -82,16 +87,16 @@ export class SummaryQueue {
     await Promise.all(this.loops);
   }
 
-  private async next(): Promise<string | undefined> {
+  private async next(): Promise<Queued | undefined> {
     while (!this.closed) {
       if (this.length > 0) {
-        const id = this.waiting[this.head++]!;
+        const queued = this.waiting[this.head++]!;
         // Drop the consumed prefix now and then, so the array never grows past the queue size for long.
         if (this.head > 1024 && this.head * 2 > this.waiting.length) {
           this.waiting.splice(0, this.head);
           this.head = 0;
         }
-        return id;
+        return queued;
       }
       await new Promise<void>((resolve) => this.wake.push(resolve));
     }
@@ -100,10 +105,21 @@ export class SummaryQueue {
 
   private async work(): Promise<void> {
     for (;;) {
-      const id = await this.next();
-      if (id === undefined) return;
+      const queued = await this.next();
+      if (queued === undefined) return;
+      const id = queued.id;
       try {
-        this.#outcomes[await autoSummarize(this.deps, this.summarizer, id, this.abort.signal)]++;
+        // Its own trace, linked to the write's: the summary is made after that request has answered.
+        const outcome = await traced(
+          "engram.summary",
+          async (notes) => {
+            const o = await autoSummarize(this.deps, this.summarizer, id, this.abort.signal);
+            notes.set("engram.summary.outcome", o);
+            return o;
+          },
+          { root: true, attributes: { "engram.summary.queued_ms": Math.round(performance.now() - queued.at) }, ...(queued.from ? { follows: queued.from } : {}) },
+        );
+        this.#outcomes[outcome]++;
       } catch (err) {
         if (this.closed) return;
         this.#outcomes.failed++;

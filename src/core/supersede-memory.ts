@@ -14,6 +14,7 @@ import { checkIdempotency, type WriteResult } from "./write-record.js";
 import { compactView, type MemoryView } from "./view.js";
 import { softWords } from "./rank-soft.js";
 import { wordVectorsOf } from "./word-vectors.js";
+import { embedDocuments } from "./embed-traced.js";
 
 export type SupersedeResult =
   | ({ validated: false } & WriteResult)
@@ -95,7 +96,7 @@ export async function supersedeMemory(deps: CoreDeps, subject: Subject, a: Super
     rec.id = keyed.pointId;
     rec.idempotency_fingerprint = keyed.fingerprint;
   }
-  const [vector] = await deps.embedder.embedDocuments([embeddingText(rec.content, rec.tags)]);
+  const [vector] = await embedDocuments(deps.embedder, [embeddingText(rec.content, rec.tags)]);
   wordVectorsOf(deps.embedder).offer(softWords(rec));
   rec.short_id = await mintShortId((c) => deps.store.countShortId(c));
   rec.embedder_identity = identityKey(deps.embedder.identity);

@@ -12,6 +12,7 @@ import { checkContentBytes, checkSummary, checkTags, requireString, uniqueTags }
 import type { WriteResult } from "./write-record.js";
 import { softWords } from "./rank-soft.js";
 import { wordVectorsOf } from "./word-vectors.js";
+import { embedDocuments } from "./embed-traced.js";
 
 export const UPDATE_PATHS = ["content", "shared", "tags", "summary"] as const;
 const MASK_SENTENCE = `update_mask must contain at least one path, each of: ${UPDATE_PATHS.join(", ")}`;
@@ -60,7 +61,7 @@ export async function updateMemory(deps: CoreDeps, subject: Subject, raw: Update
     if (a.content !== undefined || a.tags !== undefined) {
       const text = embeddingText(next.content, next.tags);
       if (embedded?.text !== text) {
-        embedded = { text, vector: (await deps.embedder.embedDocuments([text]))[0]! };
+        embedded = { text, vector: (await embedDocuments(deps.embedder, [text]))[0]! };
         wordVectorsOf(deps.embedder).offer(softWords(next));
       }
       next.embedder_identity = identityKey(deps.embedder.identity);

@@ -11,6 +11,7 @@ import { mintShortId } from "../model/short-id.js";
 import type { Subject } from "../model/subject.js";
 import { softWords } from "./rank-soft.js";
 import { wordVectorsOf } from "./word-vectors.js";
+import { embedDocuments } from "./embed-traced.js";
 
 export type WriteResult = { id: string; short_id: string };
 
@@ -46,7 +47,7 @@ export async function embedRecord(deps: CoreDeps, rec: MemoryRecord): Promise<Fl
  */
 export async function embedRecords(deps: CoreDeps, recs: readonly MemoryRecord[]): Promise<Float32Array[]> {
   const texts = recs.map((r) => embeddingText(r.content, r.tags));
-  const vectors = await deps.embedder.embedDocuments(texts);
+  const vectors = await embedDocuments(deps.embedder, texts);
   wordVectorsOf(deps.embedder).offer(recs.flatMap(softWords));
   const identity = identityKey(deps.embedder.identity);
   for (const r of recs) r.embedder_identity = identity;

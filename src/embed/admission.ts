@@ -1,4 +1,5 @@
 import { UnavailableError } from "../argerror/unavailable.js";
+import { traced, tracingOn } from "../model/trace-hook.js";
 
 /**
  * At most `limit` jobs run at once and at most `queue` more wait; a job
@@ -23,13 +24,27 @@ export class Admission {
     return { running: this.running, queued: this.waiting.length };
   }
 
-  async run<T>(job: () => Promise<T>): Promise<T> {
+  /** A free slot at once (undefined), a wait for one, or the refusal. */
+  private admit(): Promise<void> | undefined {
     if (this.running < this.limit) {
       this.running++;
-    } else if (this.waiting.length < this.queue) {
-      await new Promise<void>((admit) => this.waiting.push(admit));
+      return undefined;
+    }
+    if (this.waiting.length < this.queue) return new Promise<void>((admit) => this.waiting.push(admit));
+    throw new UnavailableError("embedder_at_capacity", "queue full");
+  }
+
+  async run<T>(job: () => Promise<T>): Promise<T> {
+    if (tracingOn()) {
+      // The wait for a slot is its own span, so a slow embedding shows whether it queued or computed.
+      await traced("engram.embed.admission", async (notes) => {
+        notes.set("engram.embed.queued_ahead", this.waiting.length);
+        notes.set("engram.embed.running", this.running);
+        await this.admit();
+      });
     } else {
-      throw new UnavailableError("embedder_at_capacity", "queue full");
+      const wait = this.admit();
+      if (wait !== undefined) await wait;
     }
     try {
       return await job();

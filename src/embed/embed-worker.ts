@@ -49,8 +49,9 @@ port.on("message", (req: WorkerRequest) => {
         reply({ kind: "loaded", id: req.id });
         return;
       }
+      const started = performance.now();
       const vectors = await embedder.embedDocuments(req.texts);
-      reply({ kind: "vectors", id: req.id, vectors }, vectors.map((v) => v.buffer as ArrayBuffer));
+      reply({ kind: "vectors", id: req.id, vectors, ms: performance.now() - started }, vectors.map((v) => v.buffer as ArrayBuffer));
     } catch (err) {
       reply({ kind: "failed", id: req.id, error: describe(err), loadFailed: !embedder.isLoaded() });
     }

@@ -1,4 +1,5 @@
 import { Worker } from "node:worker_threads";
+import { noteOnSpan } from "../model/trace-hook.js";
 import { workerStart } from "../worker-start.js";
 import { Admission } from "./admission.js";
 import { chunks } from "./chunks.js";
@@ -131,9 +132,16 @@ export class EmbedWorkerPool {
   async embed(texts: string[]): Promise<Float32Array[]> {
     if (texts.length === 0) return [];
     const size = this.options.jobTexts ?? DEFAULT_JOB_TEXTS;
-    if (texts.length <= size) return this.embedJob(texts);
+    const worked = { ms: 0 };
+    try {
+      return texts.length <= size ? await this.embedJob(texts, worked) : await this.embedJobs(chunks(texts, size), worked);
+    } finally {
+      noteOnSpan("engram.embed.worker_ms", Math.round(worked.ms * 1000) / 1000);
+    }
+  }
+
+  private async embedJobs(jobs: string[][], worked: { ms: number }): Promise<Float32Array[]> {
     // At most one job per worker in flight, so a long list never fills the queue by itself.
-    const jobs = chunks(texts, size);
     const parts: Float32Array[][] = [];
     let next = 0;
     let failed = false;
@@ -141,7 +149,7 @@ export class EmbedWorkerPool {
       while (!failed && next < jobs.length) {
         const at = next++;
         try {
-          parts[at] = await this.embedJob(jobs[at]!);
+          parts[at] = await this.embedJob(jobs[at]!, worked);
         } catch (err) {
           failed = true;
           throw err;
@@ -152,9 +160,10 @@ export class EmbedWorkerPool {
     return parts.flat();
   }
 
-  private async embedJob(texts: string[]): Promise<Float32Array[]> {
+  private async embedJob(texts: string[], worked: { ms: number }): Promise<Float32Array[]> {
     const reply = await this.admission.run(() => this.onWorker({ kind: "embed", texts }));
     if (reply.kind !== "vectors") throw new EmbedderError(`${SOURCE}: worker sent an unexpected reply`);
+    worked.ms += reply.ms;
     if (reply.vectors.length !== texts.length) {
       throw new EmbedderError(`${SOURCE} returned ${reply.vectors.length} vectors for ${texts.length} texts`);
     }

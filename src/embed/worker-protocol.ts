@@ -15,5 +15,6 @@ export type WorkerRequest = { kind: "warm"; id: number } | { kind: "embed"; id: 
 
 export type WorkerReply =
   | { kind: "loaded"; id: number }
-  | { kind: "vectors"; id: number; vectors: Float32Array[] }
+  /** `ms`: the model's own time inside the worker, without the hand-over either way. */
+  | { kind: "vectors"; id: number; vectors: Float32Array[]; ms: number }
   | { kind: "failed"; id: number; error: string; loadFailed: boolean };

@@ -4,7 +4,7 @@ import { requestTooLarge } from "../argerror/index.js";
 import type { Core } from "../core/index.js";
 import type { AnyToolHandler } from "./handlers.js";
 import { classifyAndLog, type RequestObserver } from "../observe/index.js";
-import { subjectOf } from "../auth/index.js";
+import { admissionOf, subjectOf } from "../auth/index.js";
 import type { AnyRequest, AnyResponse, Handler } from "../node-http.js";
 import { createMcpServer } from "./mcp-server.js";
 
@@ -52,7 +52,7 @@ export function mcpHttpHandler(core: Core, opts: McpHttpOptions): Handler {
       sendJsonRpcError(res, 413, requestTooLarge(declared, max).message);
       return;
     }
-    const server = createMcpServer(core, subject, observe, extraTools);
+    const server = createMcpServer(core, subject, observe, extraTools, { headers: req.headers, authLane: admissionOf(req)?.lane });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: max });
     res.once("close", () => {
       void transport.close();

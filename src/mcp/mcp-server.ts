@@ -4,7 +4,7 @@ import { Protocol } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import { CallToolRequestSchema, ErrorCode, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import pkg from "../../package.json" with { type: "json" };
 import type { Code } from "@connectrpc/connect";
-import { classifyAndLog, type RequestObserver } from "../observe/index.js";
+import { callSpan, classifyAndLog, type CallEnd, type RequestObserver } from "../observe/index.js";
 import { rejectUnknownArguments, type Core, type Subject } from "../core/index.js";
 import { handlerOf, type AnyToolHandler, type ToolContext } from "./handlers.js";
 import { structuredJson } from "./structured-json.js";
@@ -28,6 +28,9 @@ class EngramMcpServer extends McpServer {
     return super.connect(new ToolCallGuard(transport));
   }
 }
+
+/** Who sent an MCP request over HTTP, as far as a trace may say: the headers carrying its traceparent, and its bearer lane. */
+export type McpCaller = { headers?: Readonly<Record<string, string | string[] | undefined>>; authLane?: string };
 
 const UNKNOWN_TOOL = "unknown tool: tools/list names every tool this server serves.";
 
@@ -55,6 +58,8 @@ export function createMcpServer(
   observe?: RequestObserver,
   /** More tools, listed and dispatched exactly like the table's (the read-cost bench's no-op); none when served. */
   extraTools: Readonly<Record<string, AnyToolHandler>> = {},
+  /** The HTTP request's caller, for its trace: its headers (traceparent) and the bearer lane that admitted it; none on stdio. */
+  caller: McpCaller = {},
 ): McpServer {
   const server = new EngramMcpServer(
     { name: SERVER_NAME, version: SERVER_VERSION },
@@ -62,15 +67,19 @@ export function createMcpServer(
   );
   const ctx: ToolContext = { core, subject };
   const run = async (name: string, h: AnyToolHandler, args: Record<string, unknown>): Promise<CallToolResult> => {
-    if (!observe) return callTool(name, h, ctx, args);
+    const span = callSpan(() => ({ protocol: "mcp", service: SERVER_NAME, procedure: name, headers: caller.headers, authLane: caller.authLane }));
+    if (!observe && !span) return callTool(name, h, ctx, args);
     const started = performance.now();
-    let outcome: { code: Code | "ok"; hint?: string } = { code: "ok" };
-    try {
-      return await callTool(name, h, ctx, args, (o) => {
+    let outcome: CallEnd = { code: "ok" };
+    const call = () =>
+      callTool(name, h, ctx, args, (o) => {
         outcome = o;
       });
+    try {
+      return await (span ? span.run(call) : call());
     } finally {
-      observe({ lane: "mcp", procedure: name, ...outcome, durationMs: performance.now() - started, owner: subject.owner });
+      span?.end(outcome);
+      observe?.({ lane: "mcp", procedure: name, code: outcome.code, ...(outcome.hint !== undefined ? { hint: outcome.hint } : {}), durationMs: performance.now() - started, owner: subject.owner });
     }
   };
   for (const name of TOOL_NAMES) {
@@ -120,7 +129,7 @@ export async function callTool(
   h: AnyToolHandler,
   ctx: ToolContext,
   args: Record<string, unknown>,
-  onRejected?: (outcome: { code: Code; hint?: string }) => void,
+  onRejected?: (outcome: { code: Code; hint?: string; fields?: readonly string[] }) => void,
 ): Promise<CallToolResult> {
   try {
     rejectUnknownArguments(name, Object.keys(h.input), sentArgumentNames(args));
@@ -135,7 +144,7 @@ export async function callTool(
     };
   } catch (err) {
     const c = classifyAndLog(err, ctx.core.deps.log, "tool call", { tool: name });
-    onRejected?.({ code: c.code, ...(c.argError ? { hint: c.argError.hint } : {}) });
+    onRejected?.({ code: c.code, ...(c.argError ? { hint: c.argError.hint, fields: c.argError.fields } : {}) });
     return { isError: true, content: [{ type: "text", text: c.message }] };
   }
 }

@@ -9,3 +9,5 @@ export { lexicalTerms, lexicalWords, distinctTerms, searchableText, type Lexical
 export { MAX_TIMER_MS, MAX_TIMER_HOURS } from "./timer-limit.js";
 export { CONTROL_CHARACTERS } from "./control-characters.js";
 export { ModuleLoadError, REINSTALL, loadFailureReason } from "./module-load-error.js";
+export { noteOnSpan, setTraceHook, traceContext, traced, tracingOn } from "./trace-hook.js";
+export type { SpanAttributes, SpanNotes, SpanOptions, SpanValue, TraceContext, TraceHook } from "./trace-hook.js";

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { codeLabel, type RequestObserver } from "./request-outcome.js";
+import { SPAN_DROP_REASONS } from "./tracing.js";
 
 /** What the gauges read at scrape time; each is optional so a test can leave parts out. */
 export type MetricSources = {
@@ -11,6 +12,8 @@ export type MetricSources = {
   waiting?: () => readonly string[];
   /** The on-write summary queue: records waiting, and records offered since start by outcome (every outcome, 0 when no queue runs). */
   summaryQueue?: () => { length: number; outcomes: Readonly<Record<string, number>> };
+  /** Finished spans that never reached the collector, by reason; absent while tracing is off. */
+  traceDrops?: () => Readonly<Record<string, number>> | undefined;
 };
 
 /** The parts a ready gauge is exported for, always all of them so a dashboard sees 0 as well as 1. */
@@ -110,6 +113,18 @@ export function createMetrics(sources: MetricSources = {}): Metrics {
       // The queue keeps the counts; each scrape copies them, every outcome present so a rate never starts from nothing.
       this.reset();
       for (const [outcome, n] of Object.entries(sources.summaryQueue?.().outcomes ?? {})) this.inc({ outcome }, n);
+    },
+  });
+
+  new Counter({
+    name: "engram_trace_spans_dropped_total",
+    help: "Finished trace spans that never reached the collector, by reason: queue_full (2048 spans were waiting for export) or export_failed (the collector could not be reached or refused the batch). Always 0 while tracing is off.",
+    labelNames: ["reason"] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      const drops = sources.traceDrops?.();
+      for (const reason of SPAN_DROP_REASONS) this.inc({ reason }, drops?.[reason] ?? 0);
     },
   });
 

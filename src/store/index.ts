@@ -16,3 +16,4 @@ export { clampCosine, termWeight } from "./term-weight.js";
 export { newRevision } from "./revision.js";
 export { isUuid } from "./uuid.js";
 export { toFloat32 } from "./vector-bytes.js";
+export { TracedStore } from "./traced-store.js";
