@@ -12,6 +12,16 @@ import { startTestServer, type TestServer } from "./helpers/engram-server.js";
 const TOKEN = "doc-config-token-93c1";
 const servers = documentedServers();
 
+/**
+ * What a user's npx finds in their own setup: the certificates their network
+ * needs and npm's cache. The runtime's own npmrc may hold neither (a Node
+ * unpacked from the registry has no global npmrc), so they come from here.
+ */
+function npmSetup(): Record<string, string> {
+  const keep = ["NODE_EXTRA_CA_CERTS", "npm_config_cafile", "npm_config_cache"];
+  return Object.fromEntries(keep.flatMap((k) => (process.env[k] === undefined ? [] : [[k, process.env[k]!]])));
+}
+
 describe("docs/mcp-clients.md", () => {
   let scratch: string;
   let server: TestServer;
@@ -51,7 +61,12 @@ describe("docs/mcp-clients.md", () => {
           ? new StdioClientTransport({
               command: s.command,
               args: s.args.map((a) => substitute(a, TOKEN, mcpUrl)),
-              env: { PATH: path, HOME: home, ...Object.fromEntries(Object.entries(s.env).map(([k, v]) => [k, substitute(v, TOKEN, mcpUrl)])) },
+              env: {
+                PATH: path,
+                HOME: home,
+                ...(s.command === "npx" ? npmSetup() : {}),
+                ...Object.fromEntries(Object.entries(s.env).map(([k, v]) => [k, substitute(v, TOKEN, mcpUrl)])),
+              },
               cwd: elsewhere,
               stderr: "pipe",
             })
@@ -60,7 +75,8 @@ describe("docs/mcp-clients.md", () => {
             });
       const client = new Client({ name: "doc-config", version: "0" });
       try {
-        await client.connect(transport);
+        // A first npx run downloads its package before the server can answer, as it does for a user.
+        await client.connect(transport, { timeout: 150_000 });
         const { tools } = await client.listTools();
         expect(tools.map((t) => t.name).sort()).toEqual([...TOOL_NAMES].sort());
         expect(tools).toHaveLength(20);

@@ -59,6 +59,8 @@ export type Row = {
   stderrHas?: string;
   /** A fragment stderr must not contain: a secret the invocation carried. */
   stderrLacks?: string;
+  /** A success whose stderr is not empty: the note it must be, whole. */
+  stderrNote?: RegExp;
 };
 
 /** A TCP listener that accepts every connection and never writes a byte. */
@@ -256,7 +258,8 @@ export function describeExitTable(title: string, rows: readonly Row[]): void {
 
       expect({ code: run.code, stderr: run.stderr }).toMatchObject({ code: row.exit });
       if (row.exit === EXIT.ok) {
-        expect(run.stderr).toBe("");
+        if (row.stderrNote === undefined) expect(run.stderr).toBe("");
+        else expect(run.stderr).toMatch(row.stderrNote);
       } else if (row.exit === EXIT.findings) {
         // The command succeeded: its report is on stdout, the reason for 7 on stderr.
         expect(JSON.parse(run.stdout)).toBeTypeOf("object");

@@ -9,16 +9,25 @@ import type { Row } from "./exit-code-table.js";
 
 const OVERSIZED = "x".repeat(70_000);
 const RECORD = ["--source", "user-said", "--category", "convention"];
+// A list of a scope holding none of the caller's records succeeds and says so on stderr.
+const EMPTY_SCOPE = /^engram: the scope holds no records you may read(; nearest: [^\n]+)?\n$/;
 
 export const CLIENT_ROWS: Row[] = [
   // 0: success
-  { name: "list of an empty scope succeeds", args: ["list", "--scope", "nobody-home"], target: "server", exit: EXIT.ok },
+  {
+    name: "list of an empty scope succeeds",
+    args: ["list", "--scope", "nobody-home"],
+    target: "server",
+    exit: EXIT.ok,
+    stderrNote: EMPTY_SCOPE,
+  },
   {
     name: "list reads the server from ENGRAM_SERVER_URL",
     args: ["list", "--scope", "nobody-home"],
     target: "server",
     viaEnv: true,
     exit: EXIT.ok,
+    stderrNote: EMPTY_SCOPE,
   },
   {
     name: "store with every required field succeeds",
@@ -31,6 +40,7 @@ export const CLIENT_ROWS: Row[] = [
     args: ["list", "--scope", "s", "--token-file", "{goodTokenFile}"],
     target: "auth",
     exit: EXIT.ok,
+    stderrNote: EMPTY_SCOPE,
   },
   {
     name: "ENGRAM_TOKEN wins over --token-file",
@@ -38,6 +48,7 @@ export const CLIENT_ROWS: Row[] = [
     target: "auth",
     env: { ENGRAM_TOKEN: "tok-a" },
     exit: EXIT.ok,
+    stderrNote: EMPTY_SCOPE,
   },
 
   // 1: unclassified

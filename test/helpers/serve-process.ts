@@ -24,7 +24,8 @@ export type ServeProcess = {
 
 /**
  * `node bin/engram.js serve` as a child process, as an operator starts it,
- * on a free loopback port; resolves once /healthz answers. The child sees
+ * on a free loopback port; resolves once /healthz answers and the start's
+ * `engram listening` line has arrived. The child sees
  * none of the parent's ENGRAM_* settings, only `env` (and
  * `inherit: true` keeps them, for the one test that shows `npm start`).
  */
@@ -60,6 +61,10 @@ export async function startServeProcess(env: Record<string, string>, opts: { inh
       throw new Error(`engram serve did not come up: ${stderr}`);
     }
     await new Promise((r) => setTimeout(r, 200));
+  }
+  // /healthz can answer before the pipe has brought the start's own line; a caller reads that line.
+  while (!stderr.includes("engram listening") && child.exitCode === null && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 50));
   }
   return { url, child, stderr: () => stderr, stop };
 }
