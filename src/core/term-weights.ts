@@ -1,0 +1,35 @@
+import { lexicalWords } from "../model/lexical-terms.js";
+import type { Store } from "../store/index.js";
+import { priorWeight } from "./english-prior.js";
+import { RANKING } from "./rank.js";
+
+/**
+ * The term weights the ranking uses: the store's own inverse document
+ * frequencies blended with an English prior (english-prior.ts), the prior
+ * weighing `priorRecords / (N + priorRecords)` for a store of N records. Over
+ * four records every word one record holds weighs the same, so "use" would
+ * count as much as "billing"; over thousands the store's own counts know its
+ * words best. A term no record holds stays out, as the store leaves it.
+ * `words` gives the written word of a term where one is known (the prior
+ * reads words, "billing", not stems, "bill"); otherwise the term itself.
+ */
+export function blendWeights(own: ReadonlyMap<string, number>, records: number, words: ReadonlyMap<string, string>): Map<string, number> {
+  const trust = records / (records + RANKING.priorRecords);
+  const out = new Map<string, number>();
+  for (const [t, w] of own) out.set(t, trust * w + (1 - trust) * priorWeight(words.get(t) ?? t));
+  return out;
+}
+
+/** The terms' blended weights, the store asked for its counts and its size at once. */
+export async function termWeightsOf(store: Store, terms: readonly string[], words: ReadonlyMap<string, string>): Promise<Map<string, number>> {
+  if (terms.length === 0) return new Map();
+  const [own, records] = await Promise.all([store.termWeights(terms), store.termRecordCount()]);
+  return blendWeights(own, records, words);
+}
+
+/** Each term of the texts with the first word written for it. */
+export function wordsOf(texts: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const text of texts) for (const w of lexicalWords(text, Number.MAX_SAFE_INTEGER)) if (!out.has(w.term)) out.set(w.term, w.word);
+  return out;
+}
