@@ -60,9 +60,9 @@ describe("a search with a record's own words finds that record first", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  // Two thousand records made of the same ten words, some asking questions, so every lift
+  // A thousand records made of the same ten words, some asking questions, so every lift
   // (storage neighbours, a question before, feedback) has look-alikes to carry past the one searched for.
-  it("in a store of thousands of records sharing the same ten words, each of 40 stored through the API is first for its own content, on both stores", async () => {
+  it("in a store of a thousand records sharing the same ten words, each of 40 stored through the API is first for its own content, on both stores", async () => {
     const words = "deploy cache budget ticket garden queue token latency invoice harvest".split(" ");
     const rnd = lcg(11);
     const seen = new Set<string>();
@@ -72,12 +72,12 @@ describe("a search with a record's own words finds that record first", () => {
         if (!seen.has(t)) return seen.add(t), t;
       }
     };
-    const fillers = Array.from({ length: 2000 }, text);
+    const fillers = Array.from({ length: 1000 }, text);
     const targets = Array.from({ length: 40 }, text);
     for (const side of sides) {
       const vectors = await side.embedder.embedDocuments(fillers.map((t) => embeddingText(t, [])));
       const rows = fillers.map((content, i) => ({
-        // Fillers are stored a second apart; the targets fall among them, one every 50.
+        // Fillers are stored a second apart; the targets fall among them, one every 25.
         record: syntheticRecord(i, { content, scope: "repo:same", tags: [], created_at: new Date(START + i * 1000).toISOString() }),
         vector: vectors[i]!,
         version: CURRENT_SCHEMA_VERSION,
@@ -85,7 +85,7 @@ describe("a search with a record's own words finds that record first", () => {
       for (let i = 0; i < rows.length; i += 500) await side.store.importBatch(rows.slice(i, i + 500));
       const ids: string[] = [];
       for (const [i, content] of targets.entries()) {
-        side.setClock(START + i * 50_000 + 500);
+        side.setClock(START + i * 25_000 + 500);
         ids.push((await side.core.storeMemory(ANONYMOUS, { content, scope: "repo:same", source: "user-said", category: "decision" })).id);
       }
       let first = 0;
@@ -99,9 +99,9 @@ describe("a search with a record's own words finds that record first", () => {
 
   it.skipIf(!existsSync(LOCOMO))("over a stored LoCoMo conversation's turns, at least 98% of the turns asked are first for their own content, on both stores", async () => {
     const bench = parseLocomo(JSON.parse(readFileSync(LOCOMO, "utf8")));
-    // Its first 180 turns (about half its sessions) and every fourth of them asked: enough for
+    // Its first 120 turns (its first sessions) and every fourth of them asked: enough for
     // the share, and each Qdrant fake search answers many sparse lookups, so the file stays quick.
-    const turns = bench.turns.filter((t) => t.scope === "locomo:conv-30").slice(0, 180);
+    const turns = bench.turns.filter((t) => t.scope === "locomo:conv-30").slice(0, 120);
     for (const side of sides) {
       for (const [i, t] of turns.entries()) {
         side.setClock(START + i * 1000);

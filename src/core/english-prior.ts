@@ -78,3 +78,11 @@ export function priorWeight(word: string): number {
   }
   return w;
 }
+
+/** The heaviest prior weight, a word no piece of the vocabulary spells better than by letters. */
+const PRIOR_MAX = termWeight(PRIOR_DOCUMENTS, 0);
+
+/** How rare a word is in English, from 0 (as common as "the") to 1 (rarer than any spelled word). */
+export function priorRarity(word: string): number {
+  return Math.min(1, priorWeight(word) / PRIOR_MAX);
+}

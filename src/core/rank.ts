@@ -69,10 +69,11 @@ export const RANKING = Object.freeze({
   /** How far an exact or near-exact match is raised above the best score of the tier below it. */
   exactMargin: 0.01,
   /**
-   * Term weights: the store's own counts weigh N / (N + this) for a store of
-   * N records, an English prior the rest (term-weights.ts).
+   * Term weights: for a store of N records, N / (N + this) of a term's
+   * weight is the store's own; the rest is scaled by how rare the word is
+   * in English (term-weights.ts).
    */
-  priorRecords: 200,
+  priorRecords: 1000,
 });
 
 /** Candidates fetched per lane before ranking: the ranking's depth, or k when k asks for more. */

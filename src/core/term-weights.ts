@@ -1,22 +1,24 @@
 import { lexicalWords } from "../model/lexical-terms.js";
 import type { Store } from "../store/index.js";
-import { priorWeight } from "./english-prior.js";
+import { priorRarity } from "./english-prior.js";
 import { RANKING } from "./rank.js";
 
 /**
  * The term weights the ranking uses: the store's own inverse document
- * frequencies blended with an English prior (english-prior.ts), the prior
- * weighing `priorRecords / (N + priorRecords)` for a store of N records. Over
- * four records every word one record holds weighs the same, so "use" would
- * count as much as "billing"; over thousands the store's own counts know its
- * words best. A term no record holds stays out, as the store leaves it.
- * `words` gives the written word of a term where one is known (the prior
- * reads words, "billing", not stems, "bill"); otherwise the term itself.
+ * frequencies, scaled down for words common in English (english-prior.ts)
+ * by how few records the store holds. Over four records every word one
+ * record holds weighs the same, so "use" would count as much as "billing";
+ * over thousands the store's own counts know its words best. Scaling keeps
+ * the store's order among rare words (a name every record of a small store
+ * holds stays light), where replacing its weights by the prior's would not.
+ * A term no record holds stays out, as the store leaves it. `words` gives
+ * the written word of a term where one is known (the prior reads words,
+ * "billing", not stems, "bill"); otherwise the term itself.
  */
 export function blendWeights(own: ReadonlyMap<string, number>, records: number, words: ReadonlyMap<string, string>): Map<string, number> {
   const trust = records / (records + RANKING.priorRecords);
   const out = new Map<string, number>();
-  for (const [t, w] of own) out.set(t, trust * w + (1 - trust) * priorWeight(words.get(t) ?? t));
+  for (const [t, w] of own) out.set(t, w * (trust + (1 - trust) * priorRarity(words.get(t) ?? t)));
   return out;
 }
 
