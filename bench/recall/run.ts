@@ -11,7 +11,8 @@
  * SearchMemories in its conversation's scope. Prints recall@5/10/25 and
  * hit@5/10/25 per category and overall for engram and for the BM25 line,
  * recall@10 per conversation with its spread, the ingestion rate and the
- * search latency (p50/p95, embedding included). Then the small stores
+ * search latency (p50/p95, embedding included), and each turn searched by
+ * its own content (the share that comes first). Then the small stores
  * (small-stores.ts): each session a store of its own, in process with the
  * same local model, hit@1, recall@3 and MRR beside BM25 over its turns.
  *
@@ -102,6 +103,30 @@ async function main(): Promise<void> {
     console.log(`\n| conversation | questions | recall@10 | hit@10 |\n|---|---|---|---|`);
     for (const r of conversations.rows) console.log(`| ${r.scope} | ${r.questions} | ${r.recall10.toFixed(3)} | ${r.hit10.toFixed(3)} |`);
     console.log(`recall@10 spread between conversations: ${conversations.spread.toFixed(3)}`);
+
+    // Every turn searched by its own content in its scope: the record holding it (or a turn
+    // with the very same content) must come first.
+    const contentOf = new Map(bench.turns.map((t) => [`${t.scope} ${t.diaId}`, t.content]));
+    const same = (t: (typeof bench.turns)[number], id: string | undefined) => id !== undefined && contentOf.get(`${t.scope} ${id}`) === t.content;
+    const exact = new Map<string, { asked: number; first: number; top3: number }>();
+    for (const t of bench.turns) {
+      const res = await client.searchMemories({ query: t.content, scope: t.scope, k: 3n });
+      const ranked = res.memories.map((m) => turnOf.get(m.id) ?? "");
+      const row = exact.get(t.scope) ?? { asked: 0, first: 0, top3: 0 };
+      row.asked++;
+      if (same(t, ranked[0])) row.first++;
+      if (ranked.some((id) => same(t, id))) row.top3++;
+      exact.set(t.scope, row);
+    }
+    console.log(`\n| each turn searched by its own content | turns | first | in the top 3 |\n|---|---|---|---|`);
+    const all = { asked: 0, first: 0, top3: 0 };
+    for (const [scope, r] of [...exact].sort(([a], [b]) => a.localeCompare(b))) {
+      console.log(`| ${scope} | ${r.asked} | ${(r.first / r.asked).toFixed(3)} | ${(r.top3 / r.asked).toFixed(3)} |`);
+      all.asked += r.asked;
+      all.first += r.first;
+      all.top3 += r.top3;
+    }
+    console.log(`| all | ${all.asked} | ${(all.first / all.asked).toFixed(3)} | ${(all.top3 / all.asked).toFixed(3)} |`);
   } finally {
     await server.stop();
   }
