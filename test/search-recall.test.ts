@@ -81,6 +81,39 @@ describe("recall by words", () => {
   });
 });
 
+/** A store of a few records cannot tell a common word from a rare one by its own counts. */
+describe("recall in a store of four records", () => {
+  let server: TestServer;
+  const ids: Record<string, string> = {};
+  const records = {
+    pnpm: "Use pnpm, not npm, in the web repo.",
+    billing: "We moved billing to CockroachDB.",
+    review: "Two approvals before merging to main.",
+    oncall: "The on-call rotation changes every Monday.",
+  };
+
+  beforeAll(async () => {
+    server = await startTestServer({ embedder: sharedLocalEmbedder() });
+    const c = server.client();
+    for (const [key, content] of Object.entries(records)) {
+      ids[key] = (await c.storeMemory({ content, scope: "repo:tiny", source: "user-said", category: "decision" })).id;
+    }
+  }, 120_000);
+  afterAll(async () => server.close());
+
+  it("ranks the billing record first for 'which database do we use for billing': 'use' weighs less than 'billing'", async () => {
+    const r = await server.client().searchMemories({ query: "which database do we use for billing", scope: "repo:tiny", k: 4n });
+    expect(r.memories[0]?.id).toBe(ids.billing);
+  });
+
+  it("ranks a record first when searched by its own content", async () => {
+    for (const [key, content] of Object.entries(records)) {
+      const r = await server.client().searchMemories({ query: content, scope: "repo:tiny", k: 4n });
+      expect({ query: key, first: r.memories[0]?.id }).toEqual({ query: key, first: ids[key] });
+    }
+  });
+});
+
 /** The ranking does not depend on k: lanes with different default k agree on which hit is best. */
 describe("recall at any k", () => {
   let server: TestServer;

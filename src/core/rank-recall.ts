@@ -2,7 +2,9 @@ import type { Embedder } from "../embed/embedder.js";
 import type { ScoredRecord } from "../model/record.js";
 import type { Store } from "../store/index.js";
 import { withContext } from "./rank-context.js";
-import { feedbackCandidates, firstPass, RANKING, withFeedback } from "./rank.js";
+import { exactFirst } from "./rank-exact.js";
+import { feedbackCandidates, feedbackTexts, firstPass, RANKING, withFeedback } from "./rank.js";
+import { termWeightsOf, wordsOf } from "./term-weights.js";
 import { withSoftTerms } from "./rank-soft.js";
 
 /**
@@ -11,7 +13,8 @@ import { withSoftTerms } from "./rank-soft.js";
  * `weights` are the query terms' (looked up beside the candidates); every
  * list's feedback terms are then looked up together, in one call, and each
  * list gets its soft term matches (one word lookup for all lists), and its
- * storage neighbours' lift last.
+ * storage neighbours' lift, and last the exact and near-exact matches
+ * put first (rank-exact.ts).
  */
 export async function rankRecall<L extends readonly (readonly ScoredRecord[])[]>(
   store: Store,
@@ -24,8 +27,10 @@ export async function rankRecall<L extends readonly (readonly ScoredRecord[])[]>
 ): Promise<{ [I in keyof L]: ScoredRecord[] }> {
   const first = lists.map((hits) => firstPass(terms, weights, hits));
   const extra = [...new Set(first.flatMap((ranked) => feedbackCandidates(ranked, terms, weights)))];
-  const more = extra.length === 0 ? new Map<string, number>() : await store.termWeights(extra);
+  const words = wordsOf(first.flatMap((ranked) => feedbackTexts(ranked, terms, weights)));
+  const more = await termWeightsOf(store, extra, words);
   const fed = first.map((ranked) => withFeedback(ranked, terms, weights, more));
   const soft = await withSoftTerms(embedder, query, weights, fed);
-  return soft.map((ranked) => withContext(ranked, RANKING.depth, k)) as { [I in keyof L]: ScoredRecord[] };
+  const cosines = new Map(lists.flatMap((hits) => hits.map((h) => [h.record, h.score] as const)));
+  return soft.map((ranked) => exactFirst(query, cosines, withContext(ranked, RANKING.depth, Number.MAX_SAFE_INTEGER)).slice(0, k)) as { [I in keyof L]: ScoredRecord[] };
 }

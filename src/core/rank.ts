@@ -64,6 +64,16 @@ export const RANKING = Object.freeze({
   softQueryWords: 16,
   /** ...those weighing at least this share of the heaviest query word. */
   softQueryShare: 0.5,
+  /** A record holding every query term at this cosine or above is near-exact: no lift carries another past it. */
+  nearCosine: 0.95,
+  /** How far an exact or near-exact match is raised above the best score of the tier below it. */
+  exactMargin: 0.01,
+  /**
+   * Term weights: for a store of N records, N / (N + this) of a term's
+   * weight is the store's own; the rest is scaled by how rare the word is
+   * in English (term-weights.ts).
+   */
+  priorRecords: 1000,
 });
 
 /** Candidates fetched per lane before ranking: the ranking's depth, or k when k asks for more. */
@@ -148,6 +158,11 @@ function feedbackRecords(ranked: readonly ScoredRecord[], terms: readonly string
     .filter((h) => query.some((t) => termCounts(h.record).tf.has(t)))
     .slice(0, RANKING.feedbackRecords)
     .map((h) => h.record);
+}
+
+/** The feedback records' searchable texts: where the feedback terms' written words are found. */
+export function feedbackTexts(ranked: readonly ScoredRecord[], terms: readonly string[], weights: ReadonlyMap<string, number>): string[] {
+  return feedbackRecords(ranked, terms, weights).map((r) => searchableText(r));
 }
 
 /** How many feedback records hold each term the query lacks, most first (ties by first seen). */

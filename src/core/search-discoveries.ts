@@ -4,6 +4,7 @@ import { nowSeconds, type CoreDeps } from "./deps.js";
 import { LANE_POLICY, type Lane } from "./limits.js";
 import { candidateK } from "./rank.js";
 import { rankRecall } from "./rank-recall.js";
+import { termWeightsOf, wordsOf } from "./term-weights.js";
 import { distinctTerms } from "../model/lexical-terms.js";
 import { checkDiscoveryKind, DISCOVERY_PREFIX } from "./store-discovery.js";
 import type { Subject } from "../model/subject.js";
@@ -28,7 +29,7 @@ export async function searchDiscoveries(deps: CoreDeps, subject: Subject, a: Sea
   const q = { subject, scope, scopePrefix: DISCOVERY_PREFIX, categories: ["discovery"], kind: a.kind || undefined, gate: GATE_ON, now: nowSeconds(deps) };
   const vector = await embedQuery(deps.embedder, query);
   const terms = distinctTerms(query);
-  const [found, weights] = await Promise.all([deps.store.search(q, vector, query, candidateK(k)), deps.store.termWeights(terms)]);
+  const [found, weights] = await Promise.all([deps.store.search(q, vector, query, candidateK(k)), termWeightsOf(deps.store, terms, wordsOf([query]))]);
   const [hits] = await traced("engram.rank", () => rankRecall(deps.store, deps.embedder, query, terms, weights, [found], k), {
     attributes: { "engram.rank.candidates": found.length, "engram.rank.k": k },
   });

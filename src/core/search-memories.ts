@@ -6,6 +6,7 @@ import { countHidden, type RecallGateHidden } from "./recall-gate-hidden.js";
 import { liftedQuery, recallQuery } from "./recall-query.js";
 import { candidateK } from "./rank.js";
 import { rankRecall } from "./rank-recall.js";
+import { termWeightsOf, wordsOf } from "./term-weights.js";
 import { distinctTerms } from "../model/lexical-terms.js";
 import { traced } from "../model/trace-hook.js";
 import type { ScoredRecord } from "../model/record.js";
@@ -34,7 +35,7 @@ export async function searchMemories(deps: CoreDeps, subject: Subject, a: Search
     // What the gate hid: the top k with the gate lifted is the top k of the
     // visible candidates plus the gated ones, so only gated records are searched again.
     deps.store.search({ ...liftedQuery(q), onlyGated: true }, vector, query, candidateK(k)),
-    deps.store.termWeights(terms),
+    termWeightsOf(deps.store, terms, wordsOf([query])),
   ]);
   // The gated search asks for every gated record, also those this request's
   // include_* flags let through, which are among the visible ones already:

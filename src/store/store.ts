@@ -148,6 +148,8 @@ export interface Store {
    * holds is left out.
    */
   termWeights(terms: readonly string[]): Promise<Map<string, number>>;
+  /** How many records `termWeights` counts over: the N of its formula. */
+  termRecordCount(): Promise<number>;
   /** Each tag counted once per matching record. */
   tagCounts(query: RecordQuery): Promise<Map<string, number>>;
   listScopes(subject: Subject): Promise<{ scopes: { scope: string; count: number }[]; approximate: boolean }>;

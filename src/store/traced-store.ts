@@ -93,6 +93,9 @@ export class TracedStore implements Store {
       n.set("engram.store.records", r.size);
     });
   }
+  termRecordCount(): Promise<number> {
+    return this.span("termRecordCount", () => this.inner.termRecordCount(), (r, n) => n.set("engram.store.records", r));
+  }
   tagCounts(query: RecordQuery): Promise<Map<string, number>> {
     return this.span("tagCounts", () => this.inner.tagCounts(query), (r, n) => n.set("engram.store.records", r.size));
   }

@@ -207,6 +207,10 @@ export class EmbeddedStore implements Store, MigrationStore {
     return this.searcher.termWeights(terms);
   }
 
+  async termRecordCount(): Promise<number> {
+    return this.searcher.termRecordCount();
+  }
+
   async neighbours(ids: readonly string[], k: number, query: RecordQuery): Promise<Map<string, Neighbour[]>> {
     return nearestOf(this.mirror, this.keeper, ids, k, query);
   }

@@ -73,6 +73,11 @@ export class Search {
       .sort((x, y) => y.score - x.score || (x.record.id < y.record.id ? -1 : 1));
   }
 
+  termRecordCount(): number {
+    this.m.sync();
+    return this.m.attrs.size;
+  }
+
   termWeights(terms: readonly string[]): Map<string, number> {
     this.m.sync();
     const total = Math.max(1, this.m.attrs.size);

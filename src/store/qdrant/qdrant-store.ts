@@ -389,6 +389,12 @@ export class QdrantStore implements Store {
     return this.points.call("read", () => collectionTermWeights(this.client, this.alias, terms));
   }
 
+  async termRecordCount(): Promise<number> {
+    // Every point is a record and carries a term vector: the N Qdrant's `idf` counts over.
+    const res = await this.points.call("read", () => this.client.count(this.alias, { exact: true }));
+    return res.count;
+  }
+
   async tagCounts(query: RecordQuery): Promise<Map<string, number>> {
     const counts = new Map<string, number>();
     await this.points.scrollKeys(queryFilter(query), ["tags"], "tags", (p) => {
