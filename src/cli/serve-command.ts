@@ -13,7 +13,7 @@ export function registerServeCommand(program: Command): void {
     .description("run the server: Connect, gRPC, gRPC-Web and MCP on one port, plus /healthz")
     .option("--listen-addr <host:port>", "address to listen on (env ENGRAM_LISTEN_ADDR, default 127.0.0.1:8080)")
     .action(async (opts: { listenAddr?: string }) => {
-      const [{ checkServerConfig }, { listenAddrOf }] = await Promise.all([import("./server-config.js"), import("../server.js")]);
+      const [{ checkServerConfig }, { listenAddrOf }] = await Promise.all([import("./server-config.js"), import("../server/index.js")]);
       await checkServerConfig(process.env, listenAddrOf(process.env, opts.listenAddr));
       const { serve, StartupError } = await import("../app.js");
       const { sharedLocalEmbedder } = await import("../embed/index.js");

@@ -12,7 +12,7 @@ export async function checkServerConfig(env: NodeJS.ProcessEnv, listenAddr?: str
     import("../auth/index.js"),
     import("../embed/config.js"),
     import("../embed/summary-config.js"),
-    listenAddr === undefined ? undefined : import("../server.js"),
+    listenAddr === undefined ? undefined : import("../server/index.js"),
   ]);
   const app = await import("../app.js");
   try {
