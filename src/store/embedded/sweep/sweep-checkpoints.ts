@@ -1,4 +1,4 @@
-import type { StoreHandle } from "./handle.js";
+import type { StoreHandle } from "../handle.js";
 import { WalCheckpointer } from "./wal-checkpointer.js";
 
 /** How a sweep's connection checkpoints the WAL: tuned for a sweep, and from its first pass on a worker thread. */

@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
-import { META_DATABASE_ID } from "../meta-keys.js";
-import { errorName } from "../store-fault.js";
-import { toFloat32 } from "../vector-bytes.js";
-import { IN_LIST_MAX, type StoreHandle } from "./handle.js";
-import type { Mirror } from "./mirror.js";
-import { CHANGE_LOG_HEAD_SQL } from "./sqlite-schema.js";
+import { META_DATABASE_ID } from "../../meta-keys.js";
+import { errorName } from "../../store-fault.js";
+import { toFloat32 } from "../../vector-bytes.js";
+import { IN_LIST_MAX, type StoreHandle } from "../handle.js";
+import type { Mirror } from "../mirror.js";
+import { CHANGE_LOG_HEAD_SQL } from "../sqlite-schema.js";
 import { VectorIndex, type SnapshotFault, type SnapshotOrigin } from "./vector-index.js";
 
 /** Records from which a freshly built or caught-up index is saved at once rather than at close. */

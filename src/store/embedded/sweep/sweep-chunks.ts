@@ -1,5 +1,5 @@
-import type { MigrationStage } from "./migration-stage.js";
-import { AdditivityError } from "../migrations/additivity.js";
+import type { MigrationStage } from "../migration-stage.js";
+import { AdditivityError } from "../../migrations/additivity.js";
 import { SweepHelper } from "./sweep-helper.js";
 import { RowFailure, type Keep, type StagedChunk, type SweepDirection } from "./sweep-row.js";
 

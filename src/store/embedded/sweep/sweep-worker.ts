@@ -5,14 +5,14 @@
  * after checking each record is unchanged since.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { backwardVisitor, forwardVisitor } from "../migrations/runner.js";
-import { STEPS } from "../migrations/registry.js";
-import { CHANGE_LOG_HEAD_SQL } from "./sqlite-schema.js";
-import { openSqlite, type SqliteDatabase } from "./sqlite/index.js";
+import { backwardVisitor, forwardVisitor } from "../../migrations/runner.js";
+import { STEPS } from "../../migrations/registry.js";
+import { CHANGE_LOG_HEAD_SQL } from "../sqlite-schema.js";
+import { openSqlite, type SqliteDatabase } from "../sqlite/index.js";
 import type { SweepJob, SweepMessage } from "./sweep-helper.js";
 import { CHUNK_ROWS_SQL, RowFailure, scanChunk, type RowSource, type SweepRow } from "./sweep-row.js";
-import type { VersionedRow } from "../migrations/migration-store.js";
-import type { Payload, StepContext } from "../migrations/step.js";
+import type { VersionedRow } from "../../migrations/migration-store.js";
+import type { Payload, StepContext } from "../../migrations/step.js";
 
 const job = workerData as SweepJob;
 const post = (m: SweepMessage) => parentPort!.postMessage(m);

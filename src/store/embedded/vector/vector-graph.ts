@@ -1,5 +1,5 @@
 import { availableParallelism } from "node:os";
-import { dotAt, TopK, type VectorHit } from "./exact-scan.js";
+import { dotAt, TopK, type VectorHit } from "../exact-scan.js";
 import { usearch, type Graph } from "./usearch.js";
 import { FETCH_GROWTH, type ResolvedOptions } from "./vector-options.js";
 import type { VectorSlots } from "./vector-slots.js";

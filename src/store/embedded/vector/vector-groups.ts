@@ -1,4 +1,4 @@
-import { dotAt, TopK, type VectorHit } from "./exact-scan.js";
+import { dotAt, TopK, type VectorHit } from "../exact-scan.js";
 import { usearch, type Matches } from "./usearch.js";
 import { FETCH_GROWTH } from "./vector-options.js";
 import type { VectorSlots } from "./vector-slots.js";

@@ -1,10 +1,10 @@
-import type { MemoryRecord } from "../../model/record.js";
-import type { BatchBudget, PassSource, RowRewrite, WriteOutcome } from "../migrations/migration-store.js";
-import type { Payload } from "../migrations/step.js";
-import type { StoreHandle } from "./handle.js";
-import type { MigrationStage } from "./migration-stage.js";
-import type { Mirror } from "./mirror.js";
-import { PreEncoded, type RecordWrites } from "./record-writes.js";
+import type { MemoryRecord } from "../../../model/record.js";
+import type { BatchBudget, PassSource, RowRewrite, WriteOutcome } from "../../migrations/migration-store.js";
+import type { Payload } from "../../migrations/step.js";
+import type { StoreHandle } from "../handle.js";
+import type { MigrationStage } from "../migration-stage.js";
+import type { Mirror } from "../mirror.js";
+import { PreEncoded, type RecordWrites } from "../record-writes.js";
 import type { SweepCarry } from "./sweep-carry.js";
 import type { SweepCheckpoints } from "./sweep-checkpoints.js";
 import { canBeQuiet, mirroredValues } from "./sweep-row.js";

@@ -28,8 +28,8 @@
  * be members. Groups are derived state: never saved, reassigned after a load.
  */
 import { join } from "node:path";
-import { dotAt, scanAll, TopK, type VectorHit } from "./exact-scan.js";
-import { NativeScan } from "./native-scan.js";
+import { dotAt, scanAll, TopK, type VectorHit } from "../exact-scan.js";
+import { NativeScan } from "../native-scan.js";
 import { VectorGraph } from "./vector-graph.js";
 import { VectorGroups } from "./vector-groups.js";
 import { resolveOptions, snapshotOptions, type ResolvedOptions, type VectorIndexMode, type VectorIndexOptions } from "./vector-options.js";
@@ -37,7 +37,7 @@ import { VectorSlots } from "./vector-slots.js";
 import { MANIFEST, readManifest, removeStaleFiles, setAside, writeSnapshot, type FaultReport, type Manifest, type SnapshotFault, type SnapshotOrigin } from "./vector-snapshot.js";
 import { checkGraph, checkGraphInSlices, fault as snapshotFault, readVectors, readVectorsInSlices } from "./vector-snapshot-read.js";
 
-export type { VectorHit } from "./exact-scan.js";
+export type { VectorHit } from "../exact-scan.js";
 export type { VectorIndexMode, VectorIndexOptions } from "./vector-options.js";
 export type { FaultReport, SnapshotFault, SnapshotOrigin } from "./vector-snapshot.js";
 

@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import type * as Usearch from "usearch";
-import { loadFailureReason, ModuleLoadError } from "../../model/module-load-error.js";
+import { loadFailureReason, ModuleLoadError } from "../../../model/module-load-error.js";
 
 // usearch's ESM entry recurses forever looking for its build directory on
 // Node 20; its CommonJS entry resolves the prebuilt binary correctly.

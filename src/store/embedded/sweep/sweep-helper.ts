@@ -1,5 +1,5 @@
 import { Worker } from "node:worker_threads";
-import { workerStart } from "../../worker-start.js";
+import { workerStart } from "../../../worker-start.js";
 import type { StagedChunk, SweepDirection } from "./sweep-row.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { MigrationStage } from "./migration-stage.js";
+import type { MigrationStage } from "../migration-stage.js";
 import type { SweepChunks } from "./sweep-chunks.js";
 
 /** Rows per chunk a preflight or a worker computes at a time: one pass's worth at the CLI's batch size. */

@@ -1,5 +1,5 @@
 import { Worker } from "node:worker_threads";
-import { workerOpenSource } from "./sqlite/index.js";
+import { workerOpenSource } from "../sqlite/index.js";
 
 /** How often the checkpointer copies what has been committed since its last round. */
 const ROUND_MS = 25;
