@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { openSqlite } from "../src/store/embedded/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXIT, ruleError } from "../src/argerror/index.js";
-import type { FlipDocument } from "../src/cli/operator-spine-review.js";
+import type { FlipDocument } from "../src/operator-cli/index.js";
 import type { MemoryRecord } from "../src/core/index.js";
 import type { ScanReport, VerifyReport } from "../src/operator/index.js";
 import { EmbeddedStore } from "../src/store/embedded/embedded-store.js";

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXIT } from "../src/argerror/index.js";
-import { BACKUP_ON_QDRANT } from "../src/cli/operator-data.js";
+import { BACKUP_ON_QDRANT } from "../src/operator-cli/index.js";
 import type { MemoryRecord } from "../src/model/record.js";
 import type { ScanReport } from "../src/operator/index.js";
 import { EmbeddedStore } from "../src/store/embedded/embedded-store.js";

@@ -14,7 +14,7 @@ import { emit } from "./output.js";
 import { callEngram } from "./rpc.js";
 import { parseCitations } from "./write-commands.js";
 import { previewDocument, previewText } from "./delete-all-preview.js";
-import { writeDocument } from "./operator-common.js";
+import { writeDocument } from "../operator-cli/index.js";
 
 /**
  * The remaining writes an agent can make over MCP: discoveries, rules and a

@@ -23,7 +23,7 @@ export function registerServeCommand(program: Command): void {
       } catch (err) {
         if (err instanceof StartupError) throw usageError(err.message);
         // A store that cannot be reached at start is the exit table's unavailable (5), as on every operator verb.
-        const { qdrantFailure } = await import("./operator-store.js");
+        const { qdrantFailure } = await import("../operator-cli/index.js");
         throw qdrantFailure(err);
       }
       const stop = async (signal: NodeJS.Signals) => {

@@ -17,7 +17,7 @@ import {
 import type { ClientSettings } from "./client-flags.js";
 import { CliFailure, cliLine, usageError } from "./failure.js";
 import { emit } from "./output.js";
-import { ProgressReporter, progressMode } from "./operator-progress.js";
+import { ProgressReporter, progressMode } from "../operator-cli/index.js";
 import { callEngram } from "./rpc.js";
 import type { RecordRequestFields } from "./write-commands.js";
 

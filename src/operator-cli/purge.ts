@@ -5,15 +5,15 @@ import { argError, ruleError, RULES } from "../argerror/index.js";
 import type { PurgeReport } from "../operator/index.js";
 // The class table itself, from its own light module: the flag is checked before anything heavy loads.
 import { checkPurgeFilter, PURGE_CLASSES, type PurgeClass } from "../operator/purge.js";
-import type { OutputMode } from "./client-flags.js";
-import { completesTo } from "./completion-command.js";
-import { usageError } from "./failure.js";
-import { collectEntries } from "./list-values.js";
-import { addOutputFlag, addSweepTimeoutFlag, asUsage, outputMode, parseSweepTimeout, SweepTimeoutError, writeDocument, flagRefusal } from "./operator-common.js";
-import { addOlderThanFlag, loopHooks, parseOlderThan, scopeChoice, sweepTimedOut } from "./operator-lifecycle.js";
-import { progressFor } from "./operator-progress.js";
-import { SWEEP_CHECK, withServingStore } from "./operator-store.js";
-import { table } from "./text.js";
+import type { OutputMode } from "../cli/client-flags.js";
+import { completesTo } from "../cli/completion-command.js";
+import { usageError } from "../cli/failure.js";
+import { collectEntries } from "../cli/list-values.js";
+import { addOutputFlag, addSweepTimeoutFlag, asUsage, outputMode, parseSweepTimeout, SweepTimeoutError, writeDocument, flagRefusal } from "./common.js";
+import { addOlderThanFlag, loopHooks, parseOlderThan, scopeChoice, sweepTimedOut } from "./lifecycle.js";
+import { progressFor } from "./progress.js";
+import { SWEEP_CHECK, withServingStore } from "./store.js";
+import { table } from "../cli/text.js";
 
 /**
  * `engram spine-review purge`: deletes archived, superseded and expired

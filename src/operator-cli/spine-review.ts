@@ -4,14 +4,14 @@ import { Option, type Command } from "commander";
 import { ArgError, argError, EXIT, ruleError, RULES } from "../argerror/index.js";
 import { FAIL_ON, type FailOn } from "../operator/fail-on.js";
 import type { OperatorFlipRow, ScanReport, VerifyReport } from "../operator/index.js";
-import type { OutputMode } from "./client-flags.js";
-import { CliFailure, usageError } from "./failure.js";
-import { collectList } from "./list-values.js";
-import { addOutputFlag, addScopeFlags, asUsage, outputMode, SCOPE_ALL_SCOPES_EXCLUSIVE, writeDocument, flagRefusal } from "./operator-common.js";
-import { registerSpineReviewConsolidate } from "./operator-consolidate.js";
-import { registerSpineReviewPurge } from "./operator-purge.js";
-import { withServingStore } from "./operator-store.js";
-import { table } from "./text.js";
+import type { OutputMode } from "../cli/client-flags.js";
+import { CliFailure, usageError } from "../cli/failure.js";
+import { collectList } from "../cli/list-values.js";
+import { addOutputFlag, addScopeFlags, asUsage, outputMode, SCOPE_ALL_SCOPES_EXCLUSIVE, writeDocument, flagRefusal } from "./common.js";
+import { registerSpineReviewConsolidate } from "./consolidate.js";
+import { registerSpineReviewPurge } from "./purge.js";
+import { withServingStore } from "./store.js";
+import { table } from "../cli/text.js";
 
 /**
  * `engram spine-review …`: the operator's view of the whole store, every

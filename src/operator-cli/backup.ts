@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { usageError } from "./failure.js";
+import { usageError } from "../cli/failure.js";
 
 /**
  * `engram backup <file>` checks its target before the store is opened, as

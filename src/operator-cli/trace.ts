@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { EXIT } from "../argerror/index.js";
 import { traced, type SpanNotes } from "../model/trace-hook.js";
-import { failure } from "./operator-common.js";
+import { failure } from "./common.js";
 
 /** The verb being run, as its words (`prune-expired`, `spine-review purge`), noted before its action starts. */
 let verb = "operator";

@@ -3,12 +3,12 @@ import { createInterface } from "node:readline";
 import type { Command } from "commander";
 import { argError, EXIT } from "../argerror/index.js";
 import type { BackupReport, ImportReport } from "../operator/index.js";
-import type { OutputMode } from "./client-flags.js";
-import { usageError } from "./failure.js";
-import { addBatchSizeFlag, addOutputFlag, batchSize, failure, outputMode, writeDocument } from "./operator-common.js";
-import { ProgressReporter, progressMode } from "./operator-progress.js";
-import { qdrantConnectionOf, qdrantFailure, requireQdrantCollection, runFault, withServingStore, withOperatorStore } from "./operator-store.js";
-import { table } from "./text.js";
+import type { OutputMode } from "../cli/client-flags.js";
+import { usageError } from "../cli/failure.js";
+import { addBatchSizeFlag, addOutputFlag, batchSize, failure, outputMode, writeDocument } from "./common.js";
+import { ProgressReporter, progressMode } from "./progress.js";
+import { qdrantConnectionOf, qdrantFailure, requireQdrantCollection, runFault, withServingStore, withOperatorStore } from "./store.js";
+import { table } from "../cli/text.js";
 
 /**
  * Portable data: `engram export` (JSON Lines on stdout), `engram import

@@ -1,9 +1,9 @@
 import { Option, type Command } from "commander";
 import { argError, EXIT, ruleError } from "../argerror/index.js";
-import { parseDurationMs } from "./duration.js";
-import { CliFailure, usageError } from "./failure.js";
-import { Deadline, failure, SCOPE_ALL_SCOPES_EXCLUSIVE, SweepTimeoutError, flagRefusal } from "./operator-common.js";
-import { ProgressReporter, type ProgressMode } from "./operator-progress.js";
+import { parseDurationMs } from "../cli/duration.js";
+import { CliFailure, usageError } from "../cli/failure.js";
+import { Deadline, failure, SCOPE_ALL_SCOPES_EXCLUSIVE, SweepTimeoutError, flagRefusal } from "./common.js";
+import { ProgressReporter, type ProgressMode } from "./progress.js";
 
 /**
  * What the lifecycle sweeps (`prune-expired`, `spine-review purge`,

@@ -2,11 +2,11 @@ import { Option, type Command } from "commander";
 import type { Embedder } from "../embed/embedder.js";
 import { EXIT, RULES } from "../argerror/index.js";
 import type { ReindexProgress, ReindexReport } from "../operator/index.js";
-import type { OutputMode } from "./client-flags.js";
-import { addBatchSizeFlag, addOutputFlag, batchSize, checkApplyDryRun, Deadline, failure, outputMode, parseSweepTimeout, SweepTimeoutError, writeDocument } from "./operator-common.js";
-import { ProgressReporter, progressFor, type ProgressMode } from "./operator-progress.js";
-import { qdrantConnectionOf, qdrantFailure, requireQdrantCollection, withOperatorStore } from "./operator-store.js";
-import { table } from "./text.js";
+import type { OutputMode } from "../cli/client-flags.js";
+import { addBatchSizeFlag, addOutputFlag, batchSize, checkApplyDryRun, Deadline, failure, outputMode, parseSweepTimeout, SweepTimeoutError, writeDocument } from "./common.js";
+import { ProgressReporter, progressFor, type ProgressMode } from "./progress.js";
+import { qdrantConnectionOf, qdrantFailure, requireQdrantCollection, withOperatorStore } from "./store.js";
+import { table } from "../cli/text.js";
 import { dataDirOf } from "../data-dir.js";
 
 /**

@@ -9,9 +9,9 @@ import type { Store } from "../store/index.js";
 import { EXIT, exitForConnectCode, type ExitCode } from "../argerror/index.js";
 import { DATA_DIR_ENV, dataDirOf } from "../data-dir.js";
 import type { QdrantConnection } from "../store/qdrant/index.js";
-import { CliFailure } from "./failure.js";
-import { failure } from "./operator-common.js";
-import { operatorSweep } from "./operator-trace.js";
+import { CliFailure } from "../cli/failure.js";
+import { failure } from "./common.js";
+import { operatorSweep } from "./trace.js";
 
 /**
  * Operator verbs open the store the server would open: the same

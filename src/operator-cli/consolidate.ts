@@ -1,15 +1,15 @@
 import { Option, type Command } from "commander";
 import type { ConsolidateReport } from "../operator/index.js";
-import type { OutputMode } from "./client-flags.js";
+import type { OutputMode } from "../cli/client-flags.js";
 import { ruleError } from "../argerror/index.js";
-import { usageError } from "./failure.js";
-import { expecting } from "./flag-errors.js";
-import { parseUint } from "./list-values.js";
-import { addOutputFlag, addScopeFlags, addSweepTimeoutFlag, outputMode, parseSweepTimeout, SweepTimeoutError, writeDocument, flagRefusal } from "./operator-common.js";
-import { loopHooks, scopeChoice, sweepTimedOut } from "./operator-lifecycle.js";
-import { progressMode } from "./operator-progress.js";
-import { SWEEP_CHECK, withServingStore } from "./operator-store.js";
-import { table } from "./text.js";
+import { usageError } from "../cli/failure.js";
+import { expecting } from "../cli/flag-errors.js";
+import { parseUint } from "../cli/list-values.js";
+import { addOutputFlag, addScopeFlags, addSweepTimeoutFlag, outputMode, parseSweepTimeout, SweepTimeoutError, writeDocument, flagRefusal } from "./common.js";
+import { loopHooks, scopeChoice, sweepTimedOut } from "./lifecycle.js";
+import { progressMode } from "./progress.js";
+import { SWEEP_CHECK, withServingStore } from "./store.js";
+import { table } from "../cli/text.js";
 
 /**
  * `engram spine-review consolidate`: ranked near-duplicate pairs among the

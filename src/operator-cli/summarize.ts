@@ -1,16 +1,16 @@
 import { Option, type Command } from "commander";
 import { EXIT } from "../argerror/index.js";
 import type { SummarizeReport } from "../operator/summarize-missing.js";
-import type { OutputMode } from "./client-flags.js";
-import { parseDurationMs } from "./duration.js";
-import { usageError } from "./failure.js";
-import { parseUint } from "./list-values.js";
-import { addOutputFlag, addScopeFlags, Deadline, failure, outputMode, parseSweepTimeout, writeDocument, flagRefusal } from "./operator-common.js";
-import { checkOlderThanCap } from "./operator-lifecycle.js";
-import { ProgressReporter, progressFor } from "./operator-progress.js";
-import { sweepScope } from "./operator-spine-review.js";
-import { withServingStore } from "./operator-store.js";
-import { table } from "./text.js";
+import type { OutputMode } from "../cli/client-flags.js";
+import { parseDurationMs } from "../cli/duration.js";
+import { usageError } from "../cli/failure.js";
+import { parseUint } from "../cli/list-values.js";
+import { addOutputFlag, addScopeFlags, Deadline, failure, outputMode, parseSweepTimeout, writeDocument, flagRefusal } from "./common.js";
+import { checkOlderThanCap } from "./lifecycle.js";
+import { ProgressReporter, progressFor } from "./progress.js";
+import { sweepScope } from "./spine-review.js";
+import { withServingStore } from "./store.js";
+import { table } from "../cli/text.js";
 
 /**
  * `engram summarize-missing`: the backstop of the on-write summary queue.

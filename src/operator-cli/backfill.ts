@@ -1,8 +1,8 @@
 import type { Command } from "commander";
 import { RULES } from "../argerror/index.js";
-import type { OutputMode } from "./client-flags.js";
-import { addBatchSizeFlag, addOutputFlag, addSweepTimeoutFlag, checkApplyDryRun } from "./operator-common.js";
-import { runMigrate } from "./operator-migrate.js";
+import type { OutputMode } from "../cli/client-flags.js";
+import { addBatchSizeFlag, addOutputFlag, addSweepTimeoutFlag, checkApplyDryRun } from "./common.js";
+import { runMigrate } from "./migrate.js";
 
 /**
  * `engram backfill-short-ids`: the original CLI's name for the v0 → v1

@@ -1,11 +1,11 @@
 import { Option, type Command } from "commander";
 import { ArgError, argError, type ExitCode, type Hint } from "../argerror/index.js";
-import type { OutputMode } from "./client-flags.js";
-import { parseDurationMs } from "./duration.js";
-import { CliFailure, cliLine, usageError } from "./failure.js";
+import type { OutputMode } from "../cli/client-flags.js";
+import { parseDurationMs } from "../cli/duration.js";
+import { CliFailure, cliLine, usageError } from "../cli/failure.js";
 import { MAX_TIMER_HOURS } from "../model/index.js";
-import { expecting } from "./flag-errors.js";
-import { parseUint } from "./list-values.js";
+import { expecting } from "../cli/flag-errors.js";
+import { parseUint } from "../cli/list-values.js";
 
 /**
  * Flags and plumbing shared by the operator verbs (`migrate …`,

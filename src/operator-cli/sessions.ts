@@ -1,8 +1,8 @@
 import type { Command } from "commander";
 import { RULES } from "../argerror/index.js";
-import type { OutputMode } from "./client-flags.js";
-import { addOutputFlag, flagRefusal, outputMode, writeDocument } from "./operator-common.js";
-import { withServingStore } from "./operator-store.js";
+import type { OutputMode } from "../cli/client-flags.js";
+import { addOutputFlag, flagRefusal, outputMode, writeDocument } from "./common.js";
+import { withServingStore } from "./store.js";
 
 /**
  * `engram end-sessions --owner <owner>`: an operator's revocation of a user

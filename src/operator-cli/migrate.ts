@@ -2,12 +2,12 @@ import type { Command } from "commander";
 import { EXIT, RULES } from "../argerror/index.js";
 import type { MigrateStatus } from "../core/migrate-status.js";
 import type { MigrateReport, Progress, RevertReport } from "../store/migrations/index.js";
-import type { OutputMode } from "./client-flags.js";
-import { CliFailure, usageError } from "./failure.js";
-import { addBatchSizeFlag, addOutputFlag, addSweepTimeoutFlag, batchSize, Deadline, failure, outputMode, parseSweepTimeout, SCHEMA_SWEEP_BATCH_SIZE, SweepTimeoutError, writeDocument, flagRefusal } from "./operator-common.js";
-import { ProgressReporter, progressFor, type ProgressMode } from "./operator-progress.js";
-import { SWEEP_CHECK, withServingStore, type ServingStore } from "./operator-store.js";
-import { table } from "./text.js";
+import type { OutputMode } from "../cli/client-flags.js";
+import { CliFailure, usageError } from "../cli/failure.js";
+import { addBatchSizeFlag, addOutputFlag, addSweepTimeoutFlag, batchSize, Deadline, failure, outputMode, parseSweepTimeout, SCHEMA_SWEEP_BATCH_SIZE, SweepTimeoutError, writeDocument, flagRefusal } from "./common.js";
+import { ProgressReporter, progressFor, type ProgressMode } from "./progress.js";
+import { SWEEP_CHECK, withServingStore, type ServingStore } from "./store.js";
+import { table } from "../cli/text.js";
 
 /**
  * `engram migrate`, `engram migrate status`, `engram migrate revert`: the
