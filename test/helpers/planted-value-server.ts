@@ -1,5 +1,5 @@
 /**
- * What the surface-edges-connect-* files share: each starts one real server
+ * What connect-request-bodies and connect-responses share: each starts one real server
  * (Connect + MCP on a loopback port) that takes one bearer, and plants one
  * value that no wire and no log line may repeat.
  */

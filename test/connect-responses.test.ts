@@ -5,7 +5,7 @@
  * is a 404 that challenges no one; and docs/operations.md quotes what
  * `buf curl` really prints without `--reflect-header`. Each against a real
  * server on a loopback port, and the planted Origin must come back in no log
- * line. How a request body is read is surface-edges-connect-request-bodies.
+ * line. How a request body is read is connect-request-bodies.
  */
 import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EngramService } from "../src/gen/engram/v1/engram_pb.js";
 import type { RunningEngram } from "./fixtures/mcp-harness.js";
 import { rawCall } from "./helpers/raw-rpc.js";
-import { AUTH, PLANT, TOKEN, WRITE, jsonBody, startEdgesServer } from "./helpers/surface-edges-server.js";
+import { AUTH, PLANT, TOKEN, WRITE, jsonBody, startEdgesServer } from "./helpers/planted-value-server.js";
 
 let srv: RunningEngram;
 

@@ -8,7 +8,7 @@
  * case, each against a real server on a loopback port, and a planted value
  * (in a value, or in a field name that is not a plain identifier) must come
  * back on no wire and in no log line. What the server answers whatever the
- * body is surface-edges-connect-responses.
+ * body is connect-responses.
  */
 import { toBinary, create } from "@bufbuild/protobuf";
 import { Code, type ConnectError } from "@connectrpc/connect";
@@ -18,7 +18,7 @@ import { CLASS_CONNECT_CODE, classOf, parse } from "../src/argerror/index.js";
 import { SearchMemoriesRequestSchema, type Visibility } from "../src/gen/engram/v1/engram_pb.js";
 import { texts, type RunningEngram, type ToolResult } from "./fixtures/mcp-harness.js";
 import { grpcFrame, rawCall, type Wire } from "./helpers/raw-rpc.js";
-import { AUTH, PLANT, TOKEN, WRITE, jsonBody, startEdgesServer } from "./helpers/surface-edges-server.js";
+import { AUTH, PLANT, TOKEN, WRITE, jsonBody, startEdgesServer } from "./helpers/planted-value-server.js";
 
 const NOT_APPLICABLE = CLASS_CONNECT_CODE[classOf("not_applicable")];
 
