@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { Code, ConnectError, createClient, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FakeEmbedder } from "../src/embed/index.js";
 import { EngramService } from "../src/gen/engram/v1/engram_pb.js";
 import { flushTraces } from "../src/observe/index.js";
 import { startTestServer, type TestServer } from "./helpers/engram-server.js";
@@ -63,6 +64,8 @@ describe.each(["http/protobuf", "http/json"])("traces exported over %s", (protoc
         OTEL_SERVICE_NAME: "engram-under-test",
         OTEL_RESOURCE_ATTRIBUTES: "deployment.environment.name=ci,team=memory%20lane",
       },
+      // The operator verb below opens the store with its own local embedder's 512 dimensions: on Qdrant the collection must match.
+      embedder: new FakeEmbedder(512),
     });
   });
 

@@ -5,12 +5,11 @@
  * that never answers, and the refusals they make before dialing at all.
  */
 import { EXIT, ruleError } from "../../src/argerror/index.js";
+import { EMPTY_SCOPE_NOTE } from "./empty-scope-note.js";
 import type { Row } from "./exit-code-table.js";
 
 const OVERSIZED = "x".repeat(70_000);
 const RECORD = ["--source", "user-said", "--category", "convention"];
-// A list of a scope holding none of the caller's records succeeds and says so on stderr.
-const EMPTY_SCOPE = /^engram: the scope holds no records you may read(; nearest: [^\n]+)?\n$/;
 
 export const CLIENT_ROWS: Row[] = [
   // 0: success
@@ -19,7 +18,7 @@ export const CLIENT_ROWS: Row[] = [
     args: ["list", "--scope", "nobody-home"],
     target: "server",
     exit: EXIT.ok,
-    stderrNote: EMPTY_SCOPE,
+    stderrNote: EMPTY_SCOPE_NOTE,
   },
   {
     name: "list reads the server from ENGRAM_SERVER_URL",
@@ -27,7 +26,7 @@ export const CLIENT_ROWS: Row[] = [
     target: "server",
     viaEnv: true,
     exit: EXIT.ok,
-    stderrNote: EMPTY_SCOPE,
+    stderrNote: EMPTY_SCOPE_NOTE,
   },
   {
     name: "store with every required field succeeds",
@@ -40,7 +39,7 @@ export const CLIENT_ROWS: Row[] = [
     args: ["list", "--scope", "s", "--token-file", "{goodTokenFile}"],
     target: "auth",
     exit: EXIT.ok,
-    stderrNote: EMPTY_SCOPE,
+    stderrNote: EMPTY_SCOPE_NOTE,
   },
   {
     name: "ENGRAM_TOKEN wins over --token-file",
@@ -48,7 +47,7 @@ export const CLIENT_ROWS: Row[] = [
     target: "auth",
     env: { ENGRAM_TOKEN: "tok-a" },
     exit: EXIT.ok,
-    stderrNote: EMPTY_SCOPE,
+    stderrNote: EMPTY_SCOPE_NOTE,
   },
 
   // 1: unclassified
