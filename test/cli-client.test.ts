@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { EXIT } from "../src/argerror/index.js";
-import { parseDurationMs } from "../src/cli/duration.js";
+import { parseDurationMs } from "../src/cli-kit/index.js";
 import { memoryTable, recordView } from "../src/cli/text.js";
 import { MemorySchema } from "../src/gen/engram/v1/engram_pb.js";
 import { EMPTY_SCOPE_NOTE } from "./helpers/empty-scope-note.js";

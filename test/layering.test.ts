@@ -76,6 +76,13 @@ describe("the intended picture", () => {
     }
     expect(modules.filter((m) => (allowed(m) as readonly string[]).includes("app.ts"))).toEqual(["cli", "operator-cli"]);
   });
+
+  it("the command line runs one way: src/cli registers src/operator-cli's verbs and operator-cli never imports cli; what both use is src/cli-kit, below both", () => {
+    expect(allowed("cli")).toContain("operator-cli");
+    expect(allowed("operator-cli")).not.toContain("cli");
+    for (const half of ["cli", "operator-cli"] as const) expect(allowed(half), half).toContain("cli-kit");
+    expect(allowed("cli-kit").filter((m) => ["cli", "operator-cli", ...lanes, "app.ts", "server"].includes(m))).toEqual([]);
+  });
 });
 
 describe("the code follows the picture", () => {

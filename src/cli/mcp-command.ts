@@ -1,5 +1,5 @@
+import { usageError } from "../cli-kit/index.js";
 import type { Command } from "commander";
-import { usageError } from "./failure.js";
 
 /**
  * `engram mcp`: the MCP tools over stdin/stdout on the embedded store, for

@@ -1,10 +1,10 @@
 import { CommanderError, type Command } from "commander";
 import pkg from "../../package.json" with { type: "json" };
 import { EXIT, type ExitCode } from "../argerror/index.js";
+import { CliFailure, cliLines, usageError } from "../cli-kit/index.js";
 import { buildCatalog } from "./catalog.js";
 import { registerCompletionCommand } from "./completion-command.js";
 import { registerCurationCommands } from "./curation-commands.js";
-import { CliFailure, cliLines, usageError } from "./failure.js";
 import { EngramCommand, helpTarget, shownName } from "./flag-errors.js";
 import { refuseLegacyEnv } from "./legacy-env.js";
 import {

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
+import { usageError } from "../cli-kit/index.js";
 import { EXIT } from "../argerror/index.js";
-import { usageError } from "./failure.js";
 
 /**
  * `engram serve`. The server modules (store, embedders, native addons) are

@@ -1,4 +1,3 @@
-import { usageError } from "./failure.js";
 
 /**
  * The settings `serve` and `mcp` read from the environment, checked before
@@ -32,4 +31,5 @@ export async function checkServerConfig(env: NodeJS.ProcessEnv, listenAddr?: str
     if (err instanceof Error && err.name === "ModuleLoadError") throw err;
     throw usageError(err instanceof Error ? err.message : String(err));
   }
-}
+}import { usageError } from "../cli-kit/index.js";
+

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
+import type { OutputMode } from "../cli-kit/index.js";
 import { RULES } from "../argerror/index.js";
-import type { OutputMode } from "../cli/client-flags.js";
 import { addBatchSizeFlag, addOutputFlag, addSweepTimeoutFlag, checkApplyDryRun } from "./common.js";
 import { runMigrate } from "./migrate.js";
 

@@ -1,5 +1,5 @@
+import { usageError } from "../cli-kit/index.js";
 import type { Command } from "commander";
-import { usageError } from "../cli/failure.js";
 
 /**
  * `engram backup <file>` checks its target before the store is opened, as

@@ -1,11 +1,7 @@
 import { Option, type Command } from "commander";
+import { CliFailure, cliLine, expecting, type OutputMode, parseDurationMs, parseUint, usageError } from "../cli-kit/index.js";
 import { ArgError, argError, type ExitCode, type Hint } from "../argerror/index.js";
-import type { OutputMode } from "../cli/client-flags.js";
-import { parseDurationMs } from "../cli/duration.js";
-import { CliFailure, cliLine, usageError } from "../cli/failure.js";
 import { MAX_TIMER_HOURS } from "../model/index.js";
-import { expecting } from "../cli/flag-errors.js";
-import { parseUint } from "../cli/list-values.js";
 
 /**
  * Flags and plumbing shared by the operator verbs (`migrate …`,
@@ -128,16 +124,6 @@ export class Deadline {
   expired(): boolean {
     return this.now() > this.at;
   }
-}
-
-/** Writes the run's one stdout document. */
-export function writeDocument(mode: OutputMode, doc: unknown, text: () => string): void {
-  if (mode === "json") {
-    process.stdout.write(JSON.stringify(doc, null, 2) + "\n");
-    return;
-  }
-  const body = text();
-  process.stdout.write(body.endsWith("\n") ? body : body + "\n");
 }
 
 /** An envelope raised by a shared check (a batch-shape rule, say) becomes a local usage failure. */

@@ -1,15 +1,10 @@
 import { Option, type Command } from "commander";
+import { expecting, type OutputMode, parseUint, progressMode, table, usageError, writeDocument } from "../cli-kit/index.js";
 import type { ConsolidateReport } from "../operator/index.js";
-import type { OutputMode } from "../cli/client-flags.js";
 import { ruleError } from "../argerror/index.js";
-import { usageError } from "../cli/failure.js";
-import { expecting } from "../cli/flag-errors.js";
-import { parseUint } from "../cli/list-values.js";
-import { addOutputFlag, addScopeFlags, addSweepTimeoutFlag, outputMode, parseSweepTimeout, SweepTimeoutError, writeDocument, flagRefusal } from "./common.js";
+import { addOutputFlag, addScopeFlags, addSweepTimeoutFlag, outputMode, parseSweepTimeout, SweepTimeoutError, flagRefusal } from "./common.js";
 import { loopHooks, scopeChoice, sweepTimedOut } from "./lifecycle.js";
-import { progressMode } from "./progress.js";
 import { SWEEP_CHECK, withServingStore } from "./store.js";
-import { table } from "../cli/text.js";
 
 /**
  * `engram spine-review consolidate`: ranked near-duplicate pairs among the

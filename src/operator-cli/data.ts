@@ -1,14 +1,11 @@
 import { accessSync, closeSync, constants, createReadStream, openSync, readSync, statSync } from "node:fs";
 import { createInterface } from "node:readline";
 import type { Command } from "commander";
+import { type OutputMode, progressMode, ProgressReporter, table, usageError, writeDocument } from "../cli-kit/index.js";
 import { argError, EXIT } from "../argerror/index.js";
 import type { BackupReport, ImportReport } from "../operator/index.js";
-import type { OutputMode } from "../cli/client-flags.js";
-import { usageError } from "../cli/failure.js";
-import { addBatchSizeFlag, addOutputFlag, batchSize, failure, outputMode, writeDocument } from "./common.js";
-import { ProgressReporter, progressMode } from "./progress.js";
+import { addBatchSizeFlag, addOutputFlag, batchSize, failure, outputMode } from "./common.js";
 import { qdrantConnectionOf, qdrantFailure, requireQdrantCollection, runFault, withServingStore, withOperatorStore } from "./store.js";
-import { table } from "../cli/text.js";
 
 /**
  * Portable data: `engram export` (JSON Lines on stdout), `engram import

@@ -1,9 +1,7 @@
 import { Option, type Command } from "commander";
+import { CliFailure, parseDurationMs, type ProgressMode, ProgressReporter, usageError } from "../cli-kit/index.js";
 import { argError, EXIT, ruleError } from "../argerror/index.js";
-import { parseDurationMs } from "../cli/duration.js";
-import { CliFailure, usageError } from "../cli/failure.js";
 import { Deadline, failure, SCOPE_ALL_SCOPES_EXCLUSIVE, SweepTimeoutError, flagRefusal } from "./common.js";
-import { ProgressReporter, type ProgressMode } from "./progress.js";
 
 /**
  * What the lifecycle sweeps (`prune-expired`, `spine-review purge`,

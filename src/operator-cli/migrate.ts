@@ -1,13 +1,10 @@
 import type { Command } from "commander";
+import { CliFailure, type OutputMode, progressFor, type ProgressMode, ProgressReporter, table, usageError, writeDocument } from "../cli-kit/index.js";
 import { EXIT, RULES } from "../argerror/index.js";
 import type { MigrateStatus } from "../core/migrate-status.js";
 import type { MigrateReport, Progress, RevertReport } from "../store/migrations/index.js";
-import type { OutputMode } from "../cli/client-flags.js";
-import { CliFailure, usageError } from "../cli/failure.js";
-import { addBatchSizeFlag, addOutputFlag, addSweepTimeoutFlag, batchSize, Deadline, failure, outputMode, parseSweepTimeout, SCHEMA_SWEEP_BATCH_SIZE, SweepTimeoutError, writeDocument, flagRefusal } from "./common.js";
-import { ProgressReporter, progressFor, type ProgressMode } from "./progress.js";
+import { addBatchSizeFlag, addOutputFlag, addSweepTimeoutFlag, batchSize, Deadline, failure, outputMode, parseSweepTimeout, SCHEMA_SWEEP_BATCH_SIZE, SweepTimeoutError, flagRefusal } from "./common.js";
 import { SWEEP_CHECK, withServingStore, type ServingStore } from "./store.js";
-import { table } from "../cli/text.js";
 
 /**
  * `engram migrate`, `engram migrate status`, `engram migrate revert`: the

@@ -1,12 +1,10 @@
 import type { Command } from "commander";
+import { type OutputMode, progressFor, table, writeDocument } from "../cli-kit/index.js";
 import { RULES } from "../argerror/index.js";
 import type { PruneReport } from "../operator/index.js";
-import type { OutputMode } from "../cli/client-flags.js";
-import { addOutputFlag, addSweepTimeoutFlag, outputMode, parseSweepTimeout, SweepTimeoutError, writeDocument } from "./common.js";
+import { addOutputFlag, addSweepTimeoutFlag, outputMode, parseSweepTimeout, SweepTimeoutError } from "./common.js";
 import { addOlderThanFlag, loopHooks, parseOlderThan, sweepTimedOut } from "./lifecycle.js";
-import { progressFor } from "./progress.js";
 import { SWEEP_CHECK, withServingStore } from "./store.js";
-import { table } from "../cli/text.js";
 
 /**
  * `engram prune-expired`: deletes scheduled records whose not_after lapsed

@@ -1,19 +1,14 @@
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Option, type Command } from "commander";
+import { collectEntries, completesTo, type OutputMode, progressFor, table, usageError, writeDocument } from "../cli-kit/index.js";
 import { argError, ruleError, RULES } from "../argerror/index.js";
 import type { PurgeReport } from "../operator/index.js";
 // The class table itself, from its own light module: the flag is checked before anything heavy loads.
 import { checkPurgeFilter, PURGE_CLASSES, type PurgeClass } from "../operator/purge.js";
-import type { OutputMode } from "../cli/client-flags.js";
-import { completesTo } from "../cli/completion-command.js";
-import { usageError } from "../cli/failure.js";
-import { collectEntries } from "../cli/list-values.js";
-import { addOutputFlag, addSweepTimeoutFlag, asUsage, outputMode, parseSweepTimeout, SweepTimeoutError, writeDocument, flagRefusal } from "./common.js";
+import { addOutputFlag, addSweepTimeoutFlag, asUsage, outputMode, parseSweepTimeout, SweepTimeoutError, flagRefusal } from "./common.js";
 import { addOlderThanFlag, loopHooks, parseOlderThan, scopeChoice, sweepTimedOut } from "./lifecycle.js";
-import { progressFor } from "./progress.js";
 import { SWEEP_CHECK, withServingStore } from "./store.js";
-import { table } from "../cli/text.js";
 
 /**
  * `engram spine-review purge`: deletes archived, superseded and expired

@@ -1,12 +1,10 @@
 import { Option, type Command } from "commander";
+import { type OutputMode, progressFor, type ProgressMode, ProgressReporter, table, writeDocument } from "../cli-kit/index.js";
 import type { Embedder } from "../embed/embedder.js";
 import { EXIT, RULES } from "../argerror/index.js";
 import type { ReindexProgress, ReindexReport } from "../operator/index.js";
-import type { OutputMode } from "../cli/client-flags.js";
-import { addBatchSizeFlag, addOutputFlag, batchSize, checkApplyDryRun, Deadline, failure, outputMode, parseSweepTimeout, SweepTimeoutError, writeDocument } from "./common.js";
-import { ProgressReporter, progressFor, type ProgressMode } from "./progress.js";
+import { addBatchSizeFlag, addOutputFlag, batchSize, checkApplyDryRun, Deadline, failure, outputMode, parseSweepTimeout, SweepTimeoutError } from "./common.js";
 import { qdrantConnectionOf, qdrantFailure, requireQdrantCollection, withOperatorStore } from "./store.js";
-import { table } from "../cli/text.js";
 import { dataDirOf } from "../data-dir.js";
 
 /**

@@ -1,13 +1,10 @@
 import { Option, type Command } from "commander";
+import { type OutputMode, progressFor, ProgressReporter, table, usageError, writeDocument } from "../cli-kit/index.js";
 import { argError, EXIT, RULES } from "../argerror/index.js";
 import type { OwnerSource, RemapProgress, RemapReport } from "../operator/remap-owner.js";
-import type { OutputMode } from "../cli/client-flags.js";
 import { isNamespacedOwner, ownerShapeProblem } from "../auth/owner-shape.js";
-import { usageError } from "../cli/failure.js";
-import { addOutputFlag, batchSize, batchSizeOption, Deadline, DEFAULT_SWEEP_TIMEOUT, failure, outputMode, parsePositiveSweepTimeout, SweepTimeoutError, writeDocument, flagRefusal } from "./common.js";
-import { ProgressReporter, progressFor } from "./progress.js";
+import { addOutputFlag, batchSize, batchSizeOption, Deadline, DEFAULT_SWEEP_TIMEOUT, failure, outputMode, parsePositiveSweepTimeout, SweepTimeoutError, flagRefusal } from "./common.js";
 import { SWEEP_CHECK, withServingStore } from "./store.js";
-import { table } from "../cli/text.js";
 
 /**
  * `engram migrate-remap-owner` and its deprecated alias `engram

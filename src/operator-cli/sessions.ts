@@ -1,7 +1,7 @@
 import type { Command } from "commander";
+import { type OutputMode, writeDocument } from "../cli-kit/index.js";
 import { RULES } from "../argerror/index.js";
-import type { OutputMode } from "../cli/client-flags.js";
-import { addOutputFlag, flagRefusal, outputMode, writeDocument } from "./common.js";
+import { addOutputFlag, flagRefusal, outputMode } from "./common.js";
 import { withServingStore } from "./store.js";
 
 /**

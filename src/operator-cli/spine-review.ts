@@ -1,17 +1,14 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { Option, type Command } from "commander";
+import { CliFailure, collectList, type OutputMode, table, usageError, writeDocument } from "../cli-kit/index.js";
 import { ArgError, argError, EXIT, ruleError, RULES } from "../argerror/index.js";
 import { FAIL_ON, type FailOn } from "../operator/fail-on.js";
 import type { OperatorFlipRow, ScanReport, VerifyReport } from "../operator/index.js";
-import type { OutputMode } from "../cli/client-flags.js";
-import { CliFailure, usageError } from "../cli/failure.js";
-import { collectList } from "../cli/list-values.js";
-import { addOutputFlag, addScopeFlags, asUsage, outputMode, SCOPE_ALL_SCOPES_EXCLUSIVE, writeDocument, flagRefusal } from "./common.js";
+import { addOutputFlag, addScopeFlags, asUsage, outputMode, SCOPE_ALL_SCOPES_EXCLUSIVE, flagRefusal } from "./common.js";
 import { registerSpineReviewConsolidate } from "./consolidate.js";
 import { registerSpineReviewPurge } from "./purge.js";
 import { withServingStore } from "./store.js";
-import { table } from "../cli/text.js";
 
 /**
  * `engram spine-review …`: the operator's view of the whole store, every

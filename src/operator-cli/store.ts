@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { CliFailure } from "../cli-kit/index.js";
 import type { CoreDeps } from "../core/deps.js";
 import type { Embedder } from "../embed/embedder.js";
 import type { EmbeddedStore } from "../store/embedded/index.js";
@@ -9,7 +10,6 @@ import type { Store } from "../store/index.js";
 import { EXIT, exitForConnectCode, type ExitCode } from "../argerror/index.js";
 import { DATA_DIR_ENV, dataDirOf } from "../data-dir.js";
 import type { QdrantConnection } from "../store/qdrant/index.js";
-import { CliFailure } from "../cli/failure.js";
 import { failure } from "./common.js";
 import { operatorSweep } from "./trace.js";
 

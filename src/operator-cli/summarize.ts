@@ -1,16 +1,11 @@
 import { Option, type Command } from "commander";
+import { type OutputMode, parseDurationMs, parseUint, progressFor, ProgressReporter, table, usageError, writeDocument } from "../cli-kit/index.js";
 import { EXIT } from "../argerror/index.js";
 import type { SummarizeReport } from "../operator/summarize-missing.js";
-import type { OutputMode } from "../cli/client-flags.js";
-import { parseDurationMs } from "../cli/duration.js";
-import { usageError } from "../cli/failure.js";
-import { parseUint } from "../cli/list-values.js";
-import { addOutputFlag, addScopeFlags, Deadline, failure, outputMode, parseSweepTimeout, writeDocument, flagRefusal } from "./common.js";
+import { addOutputFlag, addScopeFlags, Deadline, failure, outputMode, parseSweepTimeout, flagRefusal } from "./common.js";
 import { checkOlderThanCap } from "./lifecycle.js";
-import { ProgressReporter, progressFor } from "./progress.js";
 import { sweepScope } from "./spine-review.js";
 import { withServingStore } from "./store.js";
-import { table } from "../cli/text.js";
 
 /**
  * `engram summarize-missing`: the backstop of the on-write summary queue.

@@ -1,4 +1,4 @@
-import { usageError } from "../cli/failure.js";
+import { usageError } from "./failure.js";
 
 /**
  * Progress of a long write loop, on stderr only and never on stdout (which
