@@ -20,7 +20,7 @@ import { defineConfig } from "vitest/config";
  * - cli-reindex, reindex, spine-review: operator verbs on the embedded file;
  *   their Qdrant runs are their own files (cli-operator-qdrant,
  *   cli-reindex-qdrant, reindex-qdrant, qdrant-migration-store,
- *   surface-edges-operator), which start a fake of their own and run in the
+ *   cli-operator-store-choice), which start a fake of their own and run in the
  *   embedded project.
  * cli-operator-migrate and cli-operator-spine-review run here for their usage
  * refusals (with the Qdrant collection configured, which must get no request);
@@ -66,9 +66,9 @@ const ON_QDRANT_FAKE = [
   "test/search-recall.test.ts",
   "test/serve-binary.test.ts",
   "test/supersede.test.ts",
-  "test/surface-edges-records.test.ts",
-  "test/surface-edges-connect-request-bodies.test.ts",
-  "test/surface-edges-connect-responses.test.ts",
+  "test/records-across-lanes.test.ts",
+  "test/connect-request-bodies.test.ts",
+  "test/connect-responses.test.ts",
   "test/store-rule-replace.test.ts",
   "test/store-memories.test.ts",
   "test/ui-console.test.ts",

@@ -1,5 +1,5 @@
 /**
- * Micro-benchmark for src/store/embedded/vector-index.ts.
+ * Micro-benchmark for src/store/embedded/vector/vector-index.ts.
  *
  *   npx tsx bench/vector-index.bench.ts [records=100000] [queries=100] [efConstruction]
  *
@@ -14,7 +14,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { dotAt, TopK, type VectorHit } from "../src/store/embedded/exact-scan.js";
-import { VectorIndex, type VectorFilter } from "../src/store/embedded/vector-index.js";
+import { VectorIndex, type VectorFilter } from "../src/store/embedded/vector/vector-index.js";
 import { clustered, mulberry32 } from "../test/helpers/synthetic-vectors.js";
 
 const DIM = 512;

@@ -119,7 +119,7 @@ export async function buildDist(dist = join(root, "dist"), { force = false } = {
     // a migration sweep `./sweep-worker.js`), and every chunk sits in dist/
     // itself, so the worker entries land beside them.
     await build(
-      bundleOptions({ engram: "cmd/engram.ts", "embed-worker": "src/embed/embed-worker.ts", "sweep-worker": "src/store/embedded/sweep-worker.ts" }, next),
+      bundleOptions({ engram: "cmd/engram.ts", "embed-worker": "src/embed/embed-worker.ts", "sweep-worker": "src/store/embedded/sweep/sweep-worker.ts" }, next),
     );
     // The console ships in the same swap, so dist/ui always matches the server beside it.
     await buildConsole(join(next, "ui"));

@@ -2,7 +2,7 @@ import { connectNodeHandler, maxRequestBytesFromEnv } from "./connect/index.js";
 import { ANONYMOUS, createCore, limitsFromEnv, NO_SUMMARY_QUEUE, SummaryQueue, wordVectorsOf, type Core, type CoreDeps, type Logger } from "./core/index.js";
 import { consoleSignInFromEnv, IDENTITY_SETTINGS, loadAuthenticator, protectedResourceFromEnv, stdioSubject, type Authenticator } from "./auth/index.js";
 import { checkEmbedderIdentity, embedderFromEnv, identityKey, PooledLocalEmbedder, summaryConfigFromEnv, type Embedder, type SummaryConfig } from "./embed/index.js";
-import { allowedOriginsFromEnv, listenAddrOf, requestTimeoutFromEnv, startServer, type Handler, type RunningServer } from "./server.js";
+import { allowedOriginsFromEnv, listenAddrOf, requestTimeoutFromEnv, startServer, type Handler, type RunningServer } from "./server/index.js";
 import { EmbeddedStore, StoreOpenError } from "./store/embedded/index.js";
 import { QdrantSetupError, QdrantStore } from "./store/qdrant/index.js";
 import { type Store, META_EMBEDDER_IDENTITY, TracedStore } from "./store/index.js";
@@ -11,7 +11,7 @@ import { mcpHttpHandler } from "./mcp/http-handler.js";
 import { dataDirOf } from "./data-dir.js";
 import { accessLog, createMetrics, startTracing, traceSettingsFromEnv, tracingOn } from "./observe/index.js";
 
-export { DEFAULT_LISTEN_ADDR } from "./server.js";
+export { DEFAULT_LISTEN_ADDR } from "./server/index.js";
 export { startTracing } from "./observe/index.js";
 
 export class StartupError extends Error {

@@ -2,42 +2,16 @@
  * Client verbs end to end: the real `engram` binary as a child process
  * against a real server in this process.
  */
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { EXIT } from "../src/argerror/index.js";
-import { parseDurationMs } from "../src/cli/duration.js";
+import { parseDurationMs } from "../src/cli-kit/index.js";
 import { memoryTable, recordView } from "../src/cli/text.js";
 import { MemorySchema } from "../src/gen/engram/v1/engram_pb.js";
 import { EMPTY_SCOPE_NOTE } from "./helpers/empty-scope-note.js";
 import { startTestServer, type TestServer } from "./helpers/engram-server.js";
-
-const REPO = fileURLToPath(new URL("..", import.meta.url));
-
-type Run = { code: number | null; stdout: string; stderr: string };
-
-function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (!k.startsWith("ENGRAM_") && k !== "NODE_OPTIONS") env[k] = v;
-  }
-  return { ...env, ...extra };
-}
-
-/** Async on purpose: the server lives in this process and must keep answering while the child runs. */
-function runEngram(args: readonly string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["bin/engram.js", ...args], { cwd: REPO, env: childEnv(env), stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+import { runEngram } from "./helpers/run-engram.js";
 
 type JsonMemory = Record<string, unknown> & { id: string; short_id: string };
 

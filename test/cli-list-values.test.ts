@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { collectEntries, collectList } from "../src/cli/list-values.js";
+import { collectEntries, collectList } from "../src/cli-kit/index.js";
 
 /** Every value of a repeated flag, folded as commander folds them. */
 const fold = (parse: (v: string, p: string[] | undefined) => string[], ...values: string[]) =>

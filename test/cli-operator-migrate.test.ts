@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { openSqlite, type SqliteDatabase } from "../src/store/embedded/index.js";
 import { afterAll, describe, expect, it } from "vitest";
 import { EXIT } from "../src/argerror/index.js";
-import { revertText } from "../src/cli/operator-migrate.js";
+import { revertText } from "../src/operator-cli/index.js";
 import type { MemoryRecord } from "../src/core/index.js";
 import { EmbeddedStore, SWEEP_WORKER_FROM } from "../src/store/embedded/embedded-store.js";
 import type { MigrateReport, RevertReport } from "../src/store/migrations/index.js";

@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { EXIT } from "../src/argerror/index.js";
-import type { FlipDocument } from "../src/cli/operator-spine-review.js";
+import type { FlipDocument } from "../src/operator-cli/index.js";
 import type { MigrateStatus } from "../src/core/migrate-status.js";
 import type { MemoryRecord } from "../src/model/record.js";
 import type { ScanReport, VerifyReport } from "../src/operator/index.js";

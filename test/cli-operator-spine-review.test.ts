@@ -3,47 +3,23 @@
  * this process (and closed before any child opens it), with a temporary
  * working tree for citation checks.
  */
-import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { openSqlite } from "../src/store/embedded/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXIT, ruleError } from "../src/argerror/index.js";
-import type { FlipDocument } from "../src/cli/operator-spine-review.js";
+import type { FlipDocument } from "../src/operator-cli/index.js";
 import type { MemoryRecord } from "../src/core/index.js";
 import type { ScanReport, VerifyReport } from "../src/operator/index.js";
 import { EmbeddedStore } from "../src/store/embedded/embedded-store.js";
 import { CURRENT_SCHEMA_VERSION } from "../src/store/schema-version.js";
 import { childStoreEnv, embeddedOnly, ON_QDRANT_FAKE, qdrantRequestsFor } from "./helpers/test-store.js";
+import { runEngram } from "./helpers/run-engram.js";
 
-const REPO = fileURLToPath(new URL("..", import.meta.url));
 const ON_FILE = "it reads the seeded SQLite file; spine-review on Qdrant is tested in its own file";
 const DIM = 512;
-
-type Run = { code: number | null; stdout: string; stderr: string };
-
-function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (!k.startsWith("ENGRAM_") && k !== "NODE_OPTIONS") env[k] = v;
-  }
-  return { ...env, ...extra };
-}
-
-function runEngram(args: readonly string[], env: Record<string, string>): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["bin/engram.js", ...args], { cwd: REPO, env: childEnv(env), stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 const NOW_S = Math.floor(Date.now() / 1000);
 /** The excerpt of the broken citation; no report may ever print it. */

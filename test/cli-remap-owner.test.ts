@@ -15,7 +15,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { openServingStore, serve } from "../src/app.js";
 import { FakeEmbedder } from "../src/embed/index.js";
 import { EXIT } from "../src/argerror/index.js";
-import { MAX_OWNER_BYTES } from "../src/cli/operator-remap-owner.js";
+import { MAX_OWNER_BYTES } from "../src/operator-cli/index.js";
 import type { MemoryRecord } from "../src/model/record.js";
 import { ANONYMOUS } from "../src/model/subject.js";
 import type { RemapReport } from "../src/operator/remap-owner.js";

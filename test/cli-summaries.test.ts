@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openServingStore } from "../src/app.js";
 import { EXIT } from "../src/argerror/index.js";
-import { NO_SUMMARY_MODEL } from "../src/cli/operator-summarize.js";
+import { NO_SUMMARY_MODEL } from "../src/operator-cli/index.js";
 import { ANONYMOUS } from "../src/model/subject.js";
 import type { MemoryRecord } from "../src/model/record.js";
 import type { SummarizeReport } from "../src/operator/summarize-missing.js";

@@ -6,9 +6,7 @@
  * exact Connect code; the CLI exit is the one the code maps to, and the rows
  * a CLI user can reach are also run through the real binary.
  */
-import { spawn } from "node:child_process";
 import net from "node:net";
-import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { Code } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,10 +14,10 @@ import { EXIT, exitForConnectCode, parse } from "../src/argerror/index.js";
 import { SearchMemoriesRequestSchema } from "../src/gen/engram/v1/engram_pb.js";
 import { startTestServer, type TestServer } from "./helpers/engram-server.js";
 import { grpcFrame, rawCall, type Wire } from "./helpers/raw-rpc.js";
+import { runEngram } from "./helpers/run-engram.js";
 
 const SECRET = "s3cr3t-planted-9c1e";
 const MAX = 65536;
-const REPO = fileURLToPath(new URL("..", import.meta.url));
 
 const num = (name: string) => SearchMemoriesRequestSchema.fields.find((f) => f.name === name)!.number;
 const tag = (field: number, wireType: number) => (field << 3) | wireType;
@@ -221,21 +219,6 @@ describe("the bearer check comes first", () => {
     expect(out.split("\r\n")[0]).toBe("HTTP/1.1 401 Unauthorized");
   });
 });
-
-type Run = { code: number | null; stderr: string };
-
-function runEngram(args: readonly string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const env: NodeJS.ProcessEnv = {};
-    for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("ENGRAM_") && k !== "NODE_OPTIONS") env[k] = v;
-    const child = spawn(process.execPath, ["bin/engram.js", ...args], { cwd: REPO, env, stdio: ["ignore", "pipe", "pipe"] });
-    let stderr = "";
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-    child.stdout.resume();
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stderr }));
-  });
-}
 
 describe("the CLI paths to these envelopes", () => {
   let server: TestServer;

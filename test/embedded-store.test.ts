@@ -5,33 +5,14 @@ import { describe, expect, it } from "vitest";
 import { ANONYMOUS, type MemoryRecord } from "../src/core/index.js";
 import { EmbeddedStore } from "../src/store/embedded/embedded-store.js";
 import { GATE_ON } from "../src/store/store.js";
+import { plainRecord } from "./helpers/synthetic-record.js";
+import { seededVector } from "./helpers/synthetic-vectors.js";
 
 const DIM = 16;
 
-function rec(i: number): MemoryRecord {
-  return {
-    id: `10000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
-    short_id: `R${String(i).padStart(9, "0")}`,
-    content: `record number ${i}`,
-    scope: `repo:${i % 4}`,
-    repo: "", workspace: "", worktree_path: "", base_dir: "",
-    source: "user-said", category: "decision", tags: [], actor: "", owner: "", visibility: "",
-    created_at: new Date(1_750_000_000_000 + i).toISOString(),
-    summary: "", summary_source: "", summary_model: "", access_count: 0, kind: "", citations: [], supersedes: [],
-  };
-}
+const rec = (i: number): MemoryRecord => plainRecord(i, { idHead: "10000000", shortPrefix: "R", content: `record number ${i}`, scopes: 4 });
 
-/** A pseudo-random vector per record number (seeded, so every run sees the same data). */
-function vec(i: number): Float32Array {
-  let seed = (i + 1) * 2654435761;
-  const v = new Float32Array(DIM);
-  for (let d = 0; d < DIM; d++) {
-    seed = (seed ^ (seed >>> 15)) * 2246822519;
-    seed = (seed ^ (seed >>> 13)) * 3266489917;
-    v[d] = ((seed ^ (seed >>> 16)) >>> 0) / 4294967296 - 0.5;
-  }
-  return v;
-}
+const vec = (i: number): Float32Array => seededVector(i, DIM);
 
 const query = { subject: ANONYMOUS, gate: GATE_ON, now: 2_000_000_000 };
 

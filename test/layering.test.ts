@@ -69,12 +69,19 @@ describe("the intended picture", () => {
     expect(allowed("core")).not.toContain("auth");
   });
 
-  it("nothing below the lanes imports a lane, the listener or the composition root; only the CLI starts the app", () => {
-    const above = [...lanes, "app.ts", "server.ts"];
+  it("nothing below the lanes imports a lane, the listener or the composition root; only the CLI (client and operator verbs) starts the app", () => {
+    const above = [...lanes, "operator-cli", "app.ts", "server"];
     for (const m of modules.filter((x) => !above.includes(x))) {
       expect(allowed(m).filter((x) => above.includes(x)), m).toEqual([]);
     }
-    expect(modules.filter((m) => (allowed(m) as readonly string[]).includes("app.ts"))).toEqual(["cli"]);
+    expect(modules.filter((m) => (allowed(m) as readonly string[]).includes("app.ts"))).toEqual(["cli", "operator-cli"]);
+  });
+
+  it("the command line runs one way: src/cli registers src/operator-cli's verbs and operator-cli never imports cli; what both use is src/cli-kit, below both", () => {
+    expect(allowed("cli")).toContain("operator-cli");
+    expect(allowed("operator-cli")).not.toContain("cli");
+    for (const half of ["cli", "operator-cli"] as const) expect(allowed(half), half).toContain("cli-kit");
+    expect(allowed("cli-kit").filter((m) => ["cli", "operator-cli", ...lanes, "app.ts", "server"].includes(m))).toEqual([]);
   });
 });
 
@@ -122,7 +129,7 @@ describe("the code follows the picture", () => {
   });
 
   it("operator verbs reach a backend only through the Store port, the shared store modules or a backend's index and operator port", () => {
-    const verbs = [...filesOf("operator"), ...sourceFiles(join(SRC, "cli")).filter((f) => /\/operator-[^/]+\.ts$/.test(f))];
+    const verbs = [...filesOf("operator"), ...filesOf("operator-cli")];
     const bad = offenders(verbs, (spec, f) => {
       const target = spec.startsWith(".") ? targetOf(f, spec) : undefined;
       if (target === undefined || moduleOf(target) !== "store") return false;

@@ -6,7 +6,7 @@
 import http from "node:http";
 import http2 from "node:http2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { allowedOriginsFromEnv } from "../src/server.js";
+import { allowedOriginsFromEnv } from "../src/server/index.js";
 import { startTestServer, type TestServer } from "./helpers/engram-server.js";
 
 const CONNECT = "/engram.v1.EngramService/ListScopes";

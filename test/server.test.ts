@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { TokenAuth, parseTokenSpec, subjectOf } from "../src/auth/index.js";
 import { EngramService } from "../src/gen/engram/v1/engram_pb.js";
-import { parseListenAddr, startServer, type Handler } from "../src/server.js";
+import { parseListenAddr, startServer, type Handler } from "../src/server/index.js";
 
 const run = promisify(execFile);
 const repoRoot = fileURLToPath(new URL("..", import.meta.url));

@@ -15,7 +15,7 @@ import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { afterAll, describe, expect, it } from "vitest";
 import { DATA_LOSS_TEXT, EXIT } from "../src/argerror/index.js";
-import { noStoreLine } from "../src/cli/operator-store.js";
+import { noStoreLine } from "../src/operator-cli/index.js";
 import { serve, StartupError } from "../src/app.js";
 import { FakeEmbedder } from "../src/embed/index.js";
 import { EngramService } from "../src/gen/engram/v1/engram_pb.js";

@@ -10,6 +10,7 @@ import { GATE_ON } from "../src/store/store.js";
 import { captureLog } from "./helpers/capture-log.js";
 import { syntheticRecord } from "./helpers/synthetic-record.js";
 import { VECTOR_COLUMN_LAYOUT_SQL } from "./fixtures/vector-column-layout.js";
+import { seededVector } from "./helpers/synthetic-vectors.js";
 
 const DIM = 16;
 const N = 300;
@@ -26,16 +27,7 @@ function dataDir(): string {
   return d;
 }
 
-function vec(i: number): Float32Array {
-  let seed = (i + 1) * 2654435761;
-  const v = new Float32Array(DIM);
-  for (let d = 0; d < DIM; d++) {
-    seed = (seed ^ (seed >>> 15)) * 2246822519;
-    seed = (seed ^ (seed >>> 13)) * 3266489917;
-    v[d] = ((seed ^ (seed >>> 16)) >>> 0) / 4294967296 - 0.5;
-  }
-  return v;
-}
+const vec = (i: number): Float32Array => seededVector(i, DIM);
 
 const rec = (i: number) => syntheticRecord(i, { short_id: `L${String(i).padStart(9, "0")}`, content: `layout note ${i} word${i % 11}` });
 

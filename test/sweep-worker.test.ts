@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import type { MemoryRecord } from "../src/core/index.js";
 import { EmbeddedStore } from "../src/store/embedded/embedded-store.js";
 import { migrate, revert, RevertRefusedError } from "../src/store/migrations/index.js";
-import { SweepHelper } from "../src/store/embedded/sweep-helper.js";
+import { SweepHelper } from "../src/store/embedded/sweep/sweep-helper.js";
 import { syntheticRecord } from "./helpers/synthetic-record.js";
 
 const V = new Float32Array([1, 0, 0, 0]);

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { VectorIndex, type VectorHit } from "../src/store/embedded/vector-index.js";
+import { VectorIndex, type VectorHit } from "../src/store/embedded/vector/vector-index.js";
 import { clustered, gaussian, mulberry32 } from "./helpers/synthetic-vectors.js";
 
 // ---- deterministic synthetic embeddings --------------------------------------

@@ -11,6 +11,8 @@ import { EngramService } from "../src/gen/engram/v1/engram_pb.js";
 import { EmbeddedStore } from "../src/store/embedded/embedded-store.js";
 import { GATE_ON } from "../src/store/store.js";
 import { captureLog } from "./helpers/capture-log.js";
+import { plainRecord } from "./helpers/synthetic-record.js";
+import { seededVector } from "./helpers/synthetic-vectors.js";
 
 const embedder = new FakeEmbedder(64);
 const DIM = embedder.identity.dim;
@@ -20,30 +22,9 @@ function content(i: number): string {
   return `probe note ${i} marker q${i.toString(36)}z`;
 }
 
-function rec(i: number, text = content(i)): MemoryRecord {
-  return {
-    id: `30000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
-    short_id: `S${String(i).padStart(9, "0")}`,
-    content: text,
-    scope: `repo:${i % 3}`,
-    repo: "", workspace: "", worktree_path: "", base_dir: "",
-    source: "user-said", category: "decision", tags: [], actor: "", owner: "", visibility: "",
-    created_at: new Date(1_750_000_000_000 + i).toISOString(),
-    summary: "", summary_source: "", summary_model: "", access_count: 0, kind: "", citations: [], supersedes: [],
-  };
-}
+const rec = (i: number, text = content(i)): MemoryRecord => plainRecord(i, { idHead: "30000000", shortPrefix: "S", content: text, scopes: 3 });
 
-/** A seeded pseudo-random vector per record number: no two records share one. */
-function vec(i: number): Float32Array {
-  let seed = (i + 1) * 2654435761;
-  const v = new Float32Array(DIM);
-  for (let d = 0; d < DIM; d++) {
-    seed = (seed ^ (seed >>> 15)) * 2246822519;
-    seed = (seed ^ (seed >>> 13)) * 3266489917;
-    v[d] = ((seed ^ (seed >>> 16)) >>> 0) / 4294967296 - 0.5;
-  }
-  return v;
-}
+const vec = (i: number): Float32Array => seededVector(i, DIM);
 
 /** Records from..to-1; `embedded` gives them the fake model's vectors of their content, for searches over Connect. */
 async function write(store: EmbeddedStore, from: number, to: number, embedded = false): Promise<void> {

@@ -17,14 +17,15 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MemoryRecord } from "../src/core/index.js";
 import { EmbeddedStore } from "../src/store/embedded/embedded-store.js";
-import { VectorIndex } from "../src/store/embedded/vector-index.js";
-import { SNAPSHOT_DAMAGED_MSG } from "../src/store/embedded/vector-keeper.js";
-import { DAMAGED_SUFFIX } from "../src/store/embedded/vector-snapshot.js";
-import { verifySnapshot } from "../src/store/embedded/vector-snapshot-read.js";
+import { VectorIndex } from "../src/store/embedded/vector/vector-index.js";
+import { SNAPSHOT_DAMAGED_MSG } from "../src/store/embedded/vector/vector-keeper.js";
+import { DAMAGED_SUFFIX } from "../src/store/embedded/vector/vector-snapshot.js";
+import { verifySnapshot } from "../src/store/embedded/vector/vector-snapshot-read.js";
 import { bagOfWords, startBagOfWordsEmbeddings } from "./helpers/bag-of-words-embeddings.js";
 import { captureLog } from "./helpers/capture-log.js";
 import { damage, startAndAsk, type StartOutcome } from "./helpers/snapshot-damage.js";
 import { mulberry32 } from "./helpers/synthetic-vectors.js";
+import { plainRecord } from "./helpers/synthetic-record.js";
 
 const DIM = 96;
 const RECORDS = 4200;
@@ -37,18 +38,7 @@ function content(i: number): string {
   return `note ${i} ` + Array.from({ length: 8 }, () => WORDS[Math.floor(rand() * WORDS.length)]).join(" ");
 }
 
-function rec(i: number): MemoryRecord {
-  return {
-    id: `50000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
-    short_id: `D${String(i).padStart(9, "0")}`,
-    content: content(i),
-    scope: `repo:${i % 4}`,
-    repo: "", workspace: "", worktree_path: "", base_dir: "",
-    source: "user-said", category: "decision", tags: [], actor: "", owner: "", visibility: "",
-    created_at: new Date(1_750_000_000_000 + i).toISOString(),
-    summary: "", summary_source: "", summary_model: "", access_count: 0, kind: "", citations: [], supersedes: [],
-  };
-}
+const rec = (i: number): MemoryRecord => plainRecord(i, { idHead: "50000000", shortPrefix: "D", content: content(i), scopes: 4 });
 
 /** Record contents (each must find itself first) and word mixes spread over several records. */
 const QUERIES = [...[7, 1234, 2500, 4100].map(content), `${WORDS[5]} ${WORDS[77]} ${WORDS[901]}`, `${WORDS[2048]} ${WORDS[13]}`];

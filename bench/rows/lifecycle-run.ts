@@ -9,7 +9,7 @@
  *   ENGRAM_BENCH_LIFECYCLE=sweeps       prune-expired --apply, then spine-review purge --class superseded,archived --apply
  *   ENGRAM_BENCH_LIFECYCLE=consolidate  spine-review consolidate --all-scopes (top-k 5)
  */
-import { SWEEP_CHECK, withServingStore } from "../../src/cli/operator-store.js";
+import { SWEEP_CHECK, withServingStore } from "../../src/operator-cli/index.js";
 import { consolidate } from "../../src/operator/consolidate.js";
 import { pruneExpired } from "../../src/operator/prune-expired.js";
 import { purge } from "../../src/operator/purge.js";

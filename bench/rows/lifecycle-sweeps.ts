@@ -216,7 +216,7 @@ export const lifecycleSweeps: BenchSection = async () => {
   const work = mkdtempSync(join(tmpdir(), "engram-bench-lifecycle-"));
   const out = mkdtempSync(join(ROOT, ".bench-lifecycle-"));
   try {
-    await build(bundleOptions({ "lifecycle-run": "bench/rows/lifecycle-run.ts", "sweep-worker": "src/store/embedded/sweep-worker.ts" }, out));
+    await build(bundleOptions({ "lifecycle-run": "bench/rows/lifecycle-run.ts", "sweep-worker": "src/store/embedded/sweep/sweep-worker.ts" }, out));
     const bundle = join(out, "lifecycle-run.js");
     const lifecycle = join(work, "lifecycle");
     const similar = join(work, "consolidate");

@@ -46,7 +46,7 @@ import { FakeEmbedder } from "../../src/embed/index.js";
 import { EngramService } from "../../src/gen/engram/v1/engram_pb.js";
 import { createMcpServer, mcpHttpHandler } from "../../src/mcp/index.js";
 import { accessLog, createMetrics } from "../../src/observe/index.js";
-import { startServer, type Handler } from "../../src/server.js";
+import { startServer, type Handler } from "../../src/server/index.js";
 import { EmbeddedStore } from "../../src/store/embedded/embedded-store.js";
 import { syntheticRecord } from "../../test/helpers/synthetic-record.js";
 import type { BenchRow, BenchSection } from "../bench-row.js";

@@ -20,11 +20,11 @@ import { open } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
-import { VectorIndex } from "../../src/store/embedded/vector-index.js";
-import { resolveOptions } from "../../src/store/embedded/vector-options.js";
-import { VectorSlots } from "../../src/store/embedded/vector-slots.js";
-import { readManifest, writeSnapshot } from "../../src/store/embedded/vector-snapshot.js";
-import { checkGraphInSlices, READ_SLICE_BYTES, readVectorsInSlices, verifySnapshot } from "../../src/store/embedded/vector-snapshot-read.js";
+import { VectorIndex } from "../../src/store/embedded/vector/vector-index.js";
+import { resolveOptions } from "../../src/store/embedded/vector/vector-options.js";
+import { VectorSlots } from "../../src/store/embedded/vector/vector-slots.js";
+import { readManifest, writeSnapshot } from "../../src/store/embedded/vector/vector-snapshot.js";
+import { checkGraphInSlices, READ_SLICE_BYTES, readVectorsInSlices, verifySnapshot } from "../../src/store/embedded/vector/vector-snapshot-read.js";
 import { clustered, mulberry32 } from "../../test/helpers/synthetic-vectors.js";
 import type { BenchRow, BenchSection } from "../bench-row.js";
 

@@ -22,7 +22,7 @@ export type Round = { up: Timed<MigrateReport>; down: Timed<RevertReport> };
 export async function withSweepBundle<T>(fn: (sweep: (dataDir: string, order?: "revert-first") => Promise<Round>) => Promise<T>): Promise<T> {
   const out = mkdtempSync(join(ROOT, ".bench-sweeps-"));
   try {
-    await build(bundleOptions({ "sweep-run": "bench/rows/sweep-run.ts", "sweep-worker": "src/store/embedded/sweep-worker.ts" }, out));
+    await build(bundleOptions({ "sweep-run": "bench/rows/sweep-run.ts", "sweep-worker": "src/store/embedded/sweep/sweep-worker.ts" }, out));
     return await fn(async (dataDir, order) => {
       const env = { ...process.env, ENGRAM_DATA_DIR: dataDir, ...(order ? { ENGRAM_BENCH_SWEEP_ORDER: order } : {}) };
       const { stdout } = await run(process.execPath, [join(out, "sweep-run.js")], { env, maxBuffer: 1 << 20 });

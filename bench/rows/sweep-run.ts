@@ -10,8 +10,7 @@
  * WAL checkpoint included. Migrates, then reverts to 1; with
  * ENGRAM_BENCH_SWEEP_ORDER=revert-first, reverts first. Prints one JSON line.
  */
-import { SCHEMA_SWEEP_BATCH_SIZE } from "../../src/cli/operator-common.js";
-import { SWEEP_CHECK, withOperatorStore } from "../../src/cli/operator-store.js";
+import { SCHEMA_SWEEP_BATCH_SIZE, SWEEP_CHECK, withOperatorStore } from "../../src/operator-cli/index.js";
 import { migrate, revert } from "../../src/store/migrations/index.js";
 import { CURRENT_SCHEMA_VERSION } from "../../src/store/schema-version.js";
 import { timed } from "./timed-run.js";

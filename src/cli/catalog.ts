@@ -1,6 +1,6 @@
 import type { Command, Option } from "commander";
+import { collectEntries, collectList, parseUint } from "../cli-kit/index.js";
 import { EXIT_TABLE } from "../argerror/index.js";
-import { collectEntries, collectList, parseUint } from "./list-values.js";
 
 /**
  * The self-describe catalog printed by a bare `engram`. Commands and flags

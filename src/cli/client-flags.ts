@@ -1,11 +1,8 @@
 import { readFileSync } from "node:fs";
 import { Option, type Command } from "commander";
-import { parseDurationMs } from "./duration.js";
+import { type OutputMode, parseDurationMs, usageError } from "../cli-kit/index.js";
 import { bearerTokenUnsendable } from "../auth/bearer-token.js";
-import { usageError } from "./failure.js";
 import { MAX_TIMER_HOURS } from "../model/index.js";
-
-export type OutputMode = "json" | "text";
 
 /** Where and how a client verb talks to the server, resolved before any dial. */
 export type ClientSettings = {

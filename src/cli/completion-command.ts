@@ -1,4 +1,5 @@
 import type { Command, Option } from "commander";
+import { listValues } from "../cli-kit/index.js";
 import { commandPath, isSwitch, walkCommands } from "./catalog.js";
 
 /**
@@ -6,19 +7,8 @@ import { commandPath, isSwitch, walkCommands } from "./catalog.js";
  * tree, so a new verb or flag is completable without editing this file.
  */
 
-/**
- * Fixed values of a list flag (`--class a,b`): commander's choices() would
- * refuse the comma list, so the values the scripts offer are kept here.
- */
-const LIST_VALUES = new WeakMap<Option, readonly string[]>();
-
-export function completesTo(option: Option, values: readonly string[]): Option {
-  LIST_VALUES.set(option, values);
-  return option;
-}
-
 function fixedValues(o: Option): readonly string[] | undefined {
-  return o.argChoices ?? LIST_VALUES.get(o);
+  return o.argChoices ?? listValues(o);
 }
 
 function shellWords(words: readonly string[]): string {

@@ -1,5 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import type { Command } from "commander";
+import { collectList, writeDocument } from "../cli-kit/index.js";
 import {
   DeleteAllRequestSchema,
   DeleteAllResponseSchema,
@@ -9,12 +10,10 @@ import {
   StoreRuleResponseSchema,
 } from "../gen/engram/v1/engram_pb.js";
 import { addClientFlags, resolveClient, type ClientFlagValues } from "./client-flags.js";
-import { collectList } from "./list-values.js";
 import { emit } from "./output.js";
 import { callEngram } from "./rpc.js";
 import { parseCitations } from "./write-commands.js";
 import { previewDocument, previewText } from "./delete-all-preview.js";
-import { writeDocument } from "./operator-common.js";
 
 /**
  * The remaining writes an agent can make over MCP: discoveries, rules and a

@@ -1,5 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import type { Command } from "commander";
+import { table } from "../cli-kit/index.js";
 import {
   ArchiveMemoryRequestSchema,
   ArchiveMemoryResponseSchema,
@@ -11,7 +12,6 @@ import {
 import { addClientFlags, resolveClient, type ClientFlagValues } from "./client-flags.js";
 import { emit } from "./output.js";
 import { callEngram } from "./rpc.js";
-import { table } from "./text.js";
 
 /** Curation: archive and restore, reversible state flips answered one row per id. */
 

@@ -1,6 +1,6 @@
 import { Command, type Option } from "commander";
+import { declaredExpectation, parseUint } from "../cli-kit/index.js";
 import { argError, fieldNotDecodable } from "../argerror/index.js";
-import { parseUint } from "./list-values.js";
 
 /**
  * Commander words its parse failures for a terminal and quotes what was
@@ -34,16 +34,8 @@ function isUint(o: Option): boolean {
   return (o.parseArg as unknown) === parseUint;
 }
 
-/** What a flag's refusal says it expects, where that is narrower than its parser's (`--batch-size`: 1 to 100000). */
-const EXPECTS = new WeakMap<Option, string>();
-
-export function expecting(option: Option, text: string): Option {
-  EXPECTS.set(option, text);
-  return option;
-}
-
 function expectation(o: Option): string {
-  const declared = EXPECTS.get(o);
+  const declared = declaredExpectation(o);
   if (declared !== undefined) return declared;
   if (o.argChoices) return `one of ${o.argChoices.join("|")}`;
   if (isUint(o)) return "a non-negative integer";

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
+import { usageError } from "../cli-kit/index.js";
 import { RULES, ruleError } from "../argerror/index.js";
-import { usageError } from "./failure.js";
 
 /**
  * Flag checks that mirror request fields speak the envelope grammar, naming

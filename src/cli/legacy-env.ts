@@ -1,5 +1,5 @@
+import { usageError } from "../cli-kit/index.js";
 import { shownName } from "./flag-errors.js";
-import { usageError } from "./failure.js";
 
 /**
  * The original engram read `MEM_*` variables before it moved to `ENGRAM_*`.

@@ -1,5 +1,5 @@
+import { usageError } from "../cli-kit/index.js";
 import type { Command } from "commander";
-import { usageError } from "./failure.js";
 
 /**
  * `engram mcp`: the MCP tools over stdin/stdout on the embedded store, for
@@ -22,7 +22,7 @@ export function registerMcpCommand(program: Command): void {
       } catch (err) {
         // A start refusal (the store, the embedder) is a usage error; once serving, a failure is not.
         if (err instanceof StartupError) throw usageError(err.message);
-        const { qdrantFailure } = await import("./operator-store.js");
+        const { qdrantFailure } = await import("../operator-cli/index.js");
         throw qdrantFailure(err);
       }
     });

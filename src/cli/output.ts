@@ -1,5 +1,5 @@
+import type { OutputMode } from "../cli-kit/index.js";
 import { toJson, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
-import type { OutputMode } from "./client-flags.js";
 
 /**
  * Writes the one stdout document of a run. JSON is the proto JSON of the

@@ -1,22 +1,25 @@
 import { CommanderError, type Command } from "commander";
 import pkg from "../../package.json" with { type: "json" };
 import { EXIT, type ExitCode } from "../argerror/index.js";
+import { CliFailure, cliLines, usageError } from "../cli-kit/index.js";
 import { buildCatalog } from "./catalog.js";
 import { registerCompletionCommand } from "./completion-command.js";
 import { registerCurationCommands } from "./curation-commands.js";
-import { CliFailure, cliLines, usageError } from "./failure.js";
 import { EngramCommand, helpTarget, shownName } from "./flag-errors.js";
 import { refuseLegacyEnv } from "./legacy-env.js";
-import { registerOperatorBackfill } from "./operator-backfill.js";
-import { guardBackupTarget } from "./operator-backup.js";
-import { registerOperatorData } from "./operator-data.js";
-import { registerOperatorMigrate } from "./operator-migrate.js";
-import { registerOperatorRemapOwner } from "./operator-remap-owner.js";
-import { registerOperatorSummarize } from "./operator-summarize.js";
-import { registerOperatorPrune } from "./operator-prune.js";
-import { registerOperatorSessions } from "./operator-sessions.js";
-import { registerOperatorReindex } from "./operator-reindex.js";
-import { registerOperatorSpineReview } from "./operator-spine-review.js";
+import {
+  guardBackupTarget,
+  noteVerb,
+  registerOperatorBackfill,
+  registerOperatorData,
+  registerOperatorMigrate,
+  registerOperatorPrune,
+  registerOperatorReindex,
+  registerOperatorRemapOwner,
+  registerOperatorSessions,
+  registerOperatorSpineReview,
+  registerOperatorSummarize,
+} from "../operator-cli/index.js";
 import { registerReadCommands } from "./read-commands.js";
 import { registerRecallCommands } from "./recall-commands.js";
 import { registerServeCommand } from "./serve-command.js";
@@ -24,7 +27,6 @@ import { registerMcpCommand } from "./mcp-command.js";
 import { registerCuratedWrites } from "./curated-writes.js";
 import { registerStatusCommands } from "./status-commands.js";
 import { registerWriteCommands } from "./write-commands.js";
-import { noteVerb } from "./operator-trace.js";
 
 export const BINARY = "engram";
 

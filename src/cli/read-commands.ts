@@ -1,5 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import type { Command } from "commander";
+import { collectList, parseUint, table } from "../cli-kit/index.js";
 import {
   ListRulesRequestSchema,
   ListRulesResponseSchema,
@@ -18,11 +19,10 @@ import {
 } from "../gen/engram/v1/engram_pb.js";
 import { addClientFlags, resolveClient, type ClientFlagValues } from "./client-flags.js";
 import { addRecallScopeFlags, checkScopePair } from "./flag-rules.js";
-import { collectList, parseUint } from "./list-values.js";
 import { emit } from "./output.js";
 import { SERVER_DEFAULTS } from "./server-defaults.js";
 import { callEngram } from "./rpc.js";
-import { coverageFooter, memoryTable, summaryCell, table } from "./text.js";
+import { coverageFooter, memoryTable, summaryCell } from "./text.js";
 
 /**
  * The reads an agent has over MCP that the original CLI lacked: scopes,

@@ -1,5 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import type { Command } from "commander";
+import { collectList, parseUint } from "../cli-kit/index.js";
 import {
   GetMemoryRequestSchema,
   GetMemoryResponseSchema,
@@ -10,7 +11,6 @@ import {
 } from "../gen/engram/v1/engram_pb.js";
 import { addClientFlags, resolveClient, type ClientFlagValues } from "./client-flags.js";
 import { addRecallScopeFlags, checkPagingTrio, checkScopePair } from "./flag-rules.js";
-import { collectList, parseUint } from "./list-values.js";
 import { emit } from "./output.js";
 import { SERVER_DEFAULTS } from "./server-defaults.js";
 import { noteEmptyScope } from "./empty-scope-note.js";

@@ -1,10 +1,10 @@
 import { ScalarType, type DescMessage } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, type CallOptions, type Client, type Transport } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
+import { CliFailure, cliLines, oneLine } from "../cli-kit/index.js";
 import { CONNECT_CODE_NAME, exitForConnectCode, isServerText, UINT64_MAX } from "../argerror/index.js";
 import { EngramService } from "../gen/engram/v1/engram_pb.js";
 import type { ClientSettings } from "./client-flags.js";
-import { CliFailure, cliLines, oneLine } from "./failure.js";
 import { installHeaderMap } from "./header-map.js";
 
 export type EngramClient = Client<typeof EngramService>;

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
+import { usageError } from "../cli-kit/index.js";
 import { EXIT } from "../argerror/index.js";
-import { usageError } from "./failure.js";
 
 /**
  * `engram serve`. The server modules (store, embedders, native addons) are
@@ -13,7 +13,7 @@ export function registerServeCommand(program: Command): void {
     .description("run the server: Connect, gRPC, gRPC-Web and MCP on one port, plus /healthz")
     .option("--listen-addr <host:port>", "address to listen on (env ENGRAM_LISTEN_ADDR, default 127.0.0.1:8080)")
     .action(async (opts: { listenAddr?: string }) => {
-      const [{ checkServerConfig }, { listenAddrOf }] = await Promise.all([import("./server-config.js"), import("../server.js")]);
+      const [{ checkServerConfig }, { listenAddrOf }] = await Promise.all([import("./server-config.js"), import("../server/index.js")]);
       await checkServerConfig(process.env, listenAddrOf(process.env, opts.listenAddr));
       const { serve, StartupError } = await import("../app.js");
       const { sharedLocalEmbedder } = await import("../embed/index.js");
@@ -23,7 +23,7 @@ export function registerServeCommand(program: Command): void {
       } catch (err) {
         if (err instanceof StartupError) throw usageError(err.message);
         // A store that cannot be reached at start is the exit table's unavailable (5), as on every operator verb.
-        const { qdrantFailure } = await import("./operator-store.js");
+        const { qdrantFailure } = await import("../operator-cli/index.js");
         throw qdrantFailure(err);
       }
       const stop = async (signal: NodeJS.Signals) => {

@@ -1,4 +1,3 @@
-import { usageError } from "./failure.js";
 
 /**
  * The settings `serve` and `mcp` read from the environment, checked before
@@ -12,7 +11,7 @@ export async function checkServerConfig(env: NodeJS.ProcessEnv, listenAddr?: str
     import("../auth/index.js"),
     import("../embed/config.js"),
     import("../embed/summary-config.js"),
-    listenAddr === undefined ? undefined : import("../server.js"),
+    listenAddr === undefined ? undefined : import("../server/index.js"),
   ]);
   const app = await import("../app.js");
   try {
@@ -32,4 +31,5 @@ export async function checkServerConfig(env: NodeJS.ProcessEnv, listenAddr?: str
     if (err instanceof Error && err.name === "ModuleLoadError") throw err;
     throw usageError(err instanceof Error ? err.message : String(err));
   }
-}
+}import { usageError } from "../cli-kit/index.js";
+

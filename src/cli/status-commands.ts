@@ -1,10 +1,10 @@
 import { create } from "@bufbuild/protobuf";
 import type { Command } from "commander";
+import { table } from "../cli-kit/index.js";
 import { MigrateStatusRequestSchema, MigrateStatusResponseSchema } from "../gen/engram/v1/engram_pb.js";
 import { addClientFlags, resolveClient, type ClientFlagValues } from "./client-flags.js";
 import { emit } from "./output.js";
 import { callEngram } from "./rpc.js";
-import { table } from "./text.js";
 
 /** Status: the schema-version histogram of the server's store. Read-only. */
 export function registerStatusCommands(program: Command): void {

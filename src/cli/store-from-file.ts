@@ -2,6 +2,7 @@ import { createReadStream, statSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { create } from "@bufbuild/protobuf";
 import type { Code } from "@connectrpc/connect";
+import { CliFailure, cliLine, progressMode, ProgressReporter, usageError } from "../cli-kit/index.js";
 import { CONNECT_CODE_NAME, EXIT, exitForConnectCode, isServerText, type ExitCode } from "../argerror/index.js";
 import { checkArgKinds } from "../core/arg-kinds.js";
 import { DEFAULT_LIMITS, rejectUnknownArguments, type ArgsOf } from "../core/index.js";
@@ -15,9 +16,7 @@ import {
   type StoreMemoryResult,
 } from "../gen/engram/v1/engram_pb.js";
 import type { ClientSettings } from "./client-flags.js";
-import { CliFailure, cliLine, usageError } from "./failure.js";
 import { emit } from "./output.js";
-import { ProgressReporter, progressMode } from "./operator-progress.js";
 import { callEngram } from "./rpc.js";
 import type { RecordRequestFields } from "./write-commands.js";
 

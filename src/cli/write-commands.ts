@@ -1,6 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { FieldMaskSchema, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { Command } from "commander";
+import { collectList, usageError } from "../cli-kit/index.js";
 import {
   CitationSchema,
   DeleteMemoryRequestSchema,
@@ -18,11 +19,9 @@ import {
 } from "../gen/engram/v1/engram_pb.js";
 import { addClientFlags, resolveClient, type ClientFlagValues } from "./client-flags.js";
 import { argError } from "../argerror/index.js";
-import { usageError } from "./failure.js";
 import { checkArgKinds } from "../core/arg-kinds.js";
 import type { ArgsOf } from "../core/operations.js";
 import { parseRfc3339Instant } from "../core/rfc3339.js";
-import { collectList } from "./list-values.js";
 import { emit } from "./output.js";
 import { callEngram } from "./rpc.js";
 import { storeFromFile } from "./store-from-file.js";

@@ -31,3 +31,19 @@ export function syntheticRecord(i: number, extra: Partial<MemoryRecord> = {}): M
     ...extra,
   };
 }
+
+/**
+ * A record numbered `i` with no tags and no optional fields, as the
+ * vector-index tests write it: each file gives its own id head and short-id
+ * letter, so records of different files never look alike in a failure.
+ */
+export function plainRecord(i: number, o: { idHead: string; shortPrefix: string; content: string; scopes: number }): MemoryRecord {
+  return syntheticRecord(i, {
+    id: `${o.idHead}-0000-4000-8000-${String(i).padStart(12, "0")}`,
+    short_id: `${o.shortPrefix}${String(i).padStart(9, "0")}`,
+    content: o.content,
+    scope: `repo:${i % o.scopes}`,
+    tags: [],
+    created_at: new Date(1_750_000_000_000 + i).toISOString(),
+  });
+}

@@ -45,3 +45,15 @@ export function clustered(seed: number, dim: number, latent = 32, clusters = 100
     return v;
   };
 }
+
+/** A seeded pseudo-random vector per record number (a hash of `i`, no state): no two records share one, and every run sees the same. */
+export function seededVector(i: number, dim: number): Float32Array {
+  let seed = (i + 1) * 2654435761;
+  const v = new Float32Array(dim);
+  for (let d = 0; d < dim; d++) {
+    seed = (seed ^ (seed >>> 15)) * 2246822519;
+    seed = (seed ^ (seed >>> 13)) * 3266489917;
+    v[d] = ((seed ^ (seed >>> 16)) >>> 0) / 4294967296 - 0.5;
+  }
+  return v;
+}

@@ -5,11 +5,11 @@ import type { StoreHandle } from "./handle.js";
 import { MigrationStage, STAGE_MAX_CHARS } from "./migration-stage.js";
 import type { Mirror } from "./mirror.js";
 import type { RecordWrites } from "./record-writes.js";
-import { SWEEP_CHUNK_ROWS, SweepCarry } from "./sweep-carry.js";
-import { SweepCheckpoints } from "./sweep-checkpoints.js";
-import { SweepChunks, type ComputeHere } from "./sweep-chunks.js";
-import { SweepPass } from "./sweep-pass.js";
-import { CHUNK_ROWS_SQL, scanChunk, type RowSource, type SweepDirection, type SweepRow } from "./sweep-row.js";
+import { SWEEP_CHUNK_ROWS, SweepCarry } from "./sweep/sweep-carry.js";
+import { SweepCheckpoints } from "./sweep/sweep-checkpoints.js";
+import { SweepChunks, type ComputeHere } from "./sweep/sweep-chunks.js";
+import { SweepPass } from "./sweep/sweep-pass.js";
+import { CHUNK_ROWS_SQL, scanChunk, type RowSource, type SweepDirection, type SweepRow } from "./sweep/sweep-row.js";
 
 /**
  * A sweep worker took 64-102 ms from start to a first answer compiled

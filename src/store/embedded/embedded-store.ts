@@ -15,7 +15,7 @@ import { RecordReads } from "./record-reads.js";
 import { RecordWrites, type PreEncoded, type WriteMode } from "./record-writes.js";
 import { Search } from "./search.js";
 import { buildTermIndex, termIndexComplete } from "./term-index.js";
-import { VectorKeeper } from "./vector-keeper.js";
+import { VectorKeeper } from "./vector/vector-keeper.js";
 
 export type { EmbeddedStoreOptions } from "./handle.js";
 export { SWEEP_WORKER_FROM } from "./embedded-migration-store.js";

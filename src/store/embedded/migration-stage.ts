@@ -1,5 +1,5 @@
 import type { IndexedColumns } from "../codec.js";
-import type { StagedChunk } from "./sweep-row.js";
+import type { StagedChunk } from "./sweep/sweep-row.js";
 
 /** Payload text (in characters) a forward preflight keeps for its passes; past it a pass computes the rest again. */
 export const STAGE_MAX_CHARS = 128 * 1024 * 1024;

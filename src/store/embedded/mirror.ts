@@ -4,7 +4,7 @@ import type { StoreHandle } from "./handle.js";
 import { PayloadCache } from "./payload-cache.js";
 import type { IndexedColumns } from "../codec.js";
 import { CHANGE_LOG_HEAD_SQL, MIRRORED_COLUMNS } from "./sqlite-schema.js";
-import type { VectorIndex } from "./vector-index.js";
+import type { VectorIndex } from "./vector/vector-index.js";
 
 type ScopeStats = { byOwner: Map<string, number>; sharedByOwner: Map<string, number>; shared: number };
 

@@ -1,6 +1,6 @@
 import { dotAt, scanAll, scanSlots, TopK, type VectorHit } from "./exact-scan.js";
-import { usearch, type Matches } from "./usearch.js";
-import type { VectorSlots } from "./vector-slots.js";
+import { usearch, type Matches } from "./vector/usearch.js";
+import type { VectorSlots } from "./vector/vector-slots.js";
 
 // Unfiltered scans from this many slots go to usearch's native exact search.
 const NATIVE_SCAN_FROM = 16_384;

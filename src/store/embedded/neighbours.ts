@@ -2,7 +2,7 @@ import { matches } from "../record-filter.js";
 import type { Neighbour, RecordQuery } from "../store.js";
 import { clampCosine } from "../term-weight.js";
 import type { Mirror } from "./mirror.js";
-import type { VectorKeeper } from "./vector-keeper.js";
+import type { VectorKeeper } from "./vector/vector-keeper.js";
 
 /**
  * The Store's `neighbours` on the embedded store: each record's own row of

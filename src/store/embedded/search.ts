@@ -8,8 +8,8 @@ import { toFloat32 } from "../vector-bytes.js";
 import { TopK } from "./exact-scan.js";
 import { IN_LIST_MAX, type StoreHandle } from "./handle.js";
 import type { Mirror } from "./mirror.js";
-import type { VectorFilter, VectorHit } from "./vector-index.js";
-import type { VectorKeeper } from "./vector-keeper.js";
+import type { VectorFilter, VectorHit } from "./vector/vector-index.js";
+import type { VectorKeeper } from "./vector/vector-keeper.js";
 
 /** Most records a query word may be held by and still be looked up for candidates (see selectiveTerms). */
 const WORD_CEILING = 1000;

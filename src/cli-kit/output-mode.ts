@@ -1,0 +1,2 @@
+/** `--output`: one JSON document for scripts, or text for reading. */
+export type OutputMode = "json" | "text";
