@@ -48,12 +48,15 @@ export function englishLogProb(word: string): number {
   const v = vocabulary();
   const text = `\u2581${word}`;
   const chars = [...text];
+  // Without surrogate pairs a character is a code unit, and a piece is a
+  // plain substring: no array of characters sliced and joined per piece.
+  const piece = chars.length === text.length ? (start: number, end: number) => text.slice(start, end) : (start: number, end: number) => chars.slice(start, end).join("");
   const best = new Float64Array(chars.length + 1).fill(-Infinity);
   best[0] = 0;
   for (let end = 1; end <= chars.length; end++) {
     for (let start = Math.max(0, end - LONGEST_PIECE); start < end; start++) {
       if (best[start] === -Infinity) continue;
-      const lp = v.get(chars.slice(start, end).join(""));
+      const lp = v.get(piece(start, end));
       if (lp !== undefined && best[start]! + lp > best[end]!) best[end] = best[start]! + lp;
     }
     // Any character may stand alone at a cost no piece undercuts, so every word has a spelling.
