@@ -4,16 +4,9 @@ import type { MemoryRecord, ScoredRecord } from "../model/record.js";
 import { byScore, RANKING, termCounts } from "./rank.js";
 import { wordVectorsOf } from "./word-vectors.js";
 
-/** Each record object's words are read once (a store never changes a record it handed out). */
-const WORDS = new WeakMap<MemoryRecord, readonly string[]>();
-
+/** The words of a record soft term matches look at, read with its terms (rank.ts), once per record object. */
 function recordWords(record: MemoryRecord): readonly string[] {
-  let kept = WORDS.get(record);
-  if (kept === undefined) {
-    kept = softWords(record);
-    WORDS.set(record, kept);
-  }
-  return kept;
+  return termCounts(record).words;
 }
 
 /** The words of a record that soft term matches look at: its first `softRecordWords` distinct ones. */

@@ -1,4 +1,4 @@
-import { lexicalTerms, searchableText } from "../model/lexical-terms.js";
+import { searchableText, termsAndWords } from "../model/lexical-terms.js";
 import type { MemoryRecord, ScoredRecord } from "../model/record.js";
 
 /**
@@ -81,7 +81,8 @@ export function candidateK(k: number): number {
   return Math.max(k, RANKING.depth);
 }
 
-type TermCounts = { tf: Map<string, number>; length: number };
+/** A record's term frequencies and length in terms, and the words soft term matches look at (rank-soft.ts). */
+type TermCounts = { tf: Map<string, number>; length: number; words: readonly string[] };
 
 /**
  * Each record object is counted once: a search ranks the same candidates in
@@ -94,9 +95,9 @@ export function termCounts(record: MemoryRecord): TermCounts {
   const kept = COUNTED.get(record);
   if (kept) return kept;
   const tf = new Map<string, number>();
-  const terms = lexicalTerms(searchableText(record));
+  const { terms, words } = termsAndWords(searchableText(record), RANKING.softRecordWords);
   for (const t of terms) tf.set(t, (tf.get(t) ?? 0) + 1);
-  const counts = { tf, length: terms.length };
+  const counts = { tf, length: terms.length, words };
   COUNTED.set(record, counts);
   return counts;
 }

@@ -92,6 +92,25 @@ export function lexicalWords(text: string, max: number): LexicalWord[] {
   return out;
 }
 
+/**
+ * What `lexicalTerms` and `lexicalWords` give, from one scan: the ranking
+ * needs both of every candidate, and the scan (lowercasing, stop words,
+ * stems) is most of what either costs.
+ */
+export function termsAndWords(text: string, maxWords: number): { terms: string[]; words: string[] } {
+  const terms: string[] = [];
+  const words: string[] = [];
+  const seen = new Set<string>();
+  scanWords(text, (w) => {
+    terms.push(stemOf(w));
+    if (words.length < maxWords && !seen.has(w)) {
+      seen.add(w);
+      words.push(w);
+    }
+  });
+  return { terms, words };
+}
+
 /** The distinct terms of a text, first occurrence first. */
 export function distinctTerms(text: string): string[] {
   return [...new Set(lexicalTerms(text))];
