@@ -1,4 +1,4 @@
-import { searchableText, termsAndWords } from "../model/lexical-terms.js";
+import { searchableText, termCountsAndWords } from "../model/lexical-terms.js";
 import type { MemoryRecord, ScoredRecord } from "../model/record.js";
 
 /**
@@ -94,10 +94,7 @@ const COUNTED = new WeakMap<MemoryRecord, TermCounts>();
 export function termCounts(record: MemoryRecord): TermCounts {
   const kept = COUNTED.get(record);
   if (kept) return kept;
-  const tf = new Map<string, number>();
-  const { terms, words } = termsAndWords(searchableText(record), RANKING.softRecordWords);
-  for (const t of terms) tf.set(t, (tf.get(t) ?? 0) + 1);
-  const counts = { tf, length: terms.length, words };
+  const counts = termCountsAndWords(searchableText(record), RANKING.softRecordWords);
   COUNTED.set(record, counts);
   return counts;
 }

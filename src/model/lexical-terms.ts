@@ -13,28 +13,30 @@ const STOP_WORDS: ReadonlySet<string> = new Set(
 const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
 
 /**
- * Stems are memoized: a handful of regex passes per word adds up over every
- * candidate of every search. Bounded, and simply dropped when full.
+ * Each word's term is memoized, null for a stop word: a handful of regex
+ * passes per word adds up over every candidate of every search, and one
+ * lookup answers both whether a word counts and what it stems to.
+ * Bounded, and simply dropped when full.
  */
-const STEMS = new Map<string, string>();
-const STEMS_MAX = 50_000;
+const TERMS = new Map<string, string | null>();
+const TERMS_MAX = 50_000;
 
-function stemOf(word: string): string {
-  let s = STEMS.get(word);
+function termOf(word: string): string | null {
+  let s = TERMS.get(word);
   if (s === undefined) {
-    if (STEMS.size >= STEMS_MAX) STEMS.clear();
+    if (TERMS.size >= TERMS_MAX) TERMS.clear();
     // Porter's rules are for English letters; numbers and other scripts stay as written.
-    s = /^[a-z]{3,}$/.test(word) ? stemmer(word) : word;
-    STEMS.set(word, s);
+    s = STOP_WORDS.has(word) ? null : /^[a-z]{3,}$/.test(word) ? stemmer(word) : word;
+    TERMS.set(word, s);
   }
   return s;
 }
 
 /**
  * Calls `visit` with each lowercase run of letters and digits (any script)
- * that is not a stop word, in order and with repeats.
+ * that is not a stop word, and its term, in order and with repeats.
  */
-function scanWords(text: string, visit: (word: string) => void): void {
+function scanWords(text: string, visit: (word: string, term: string) => void): void {
   // A hand-rolled scan with an ASCII fast path: a regex split over every
   // candidate of every search cost several times more.
   const lower = text.toLowerCase();
@@ -54,8 +56,9 @@ function scanWords(text: string, visit: (word: string) => void): void {
     if (word) {
       if (start < 0) start = i;
     } else if (start >= 0) {
-      const t = lower.slice(start, i);
-      if (!STOP_WORDS.has(t)) visit(t);
+      const w = lower.slice(start, i);
+      const t = termOf(w);
+      if (t !== null) visit(w, t);
       start = -1;
     }
   }
@@ -70,7 +73,7 @@ function scanWords(text: string, visit: (word: string) => void): void {
  */
 export function lexicalTerms(text: string): string[] {
   const out: string[] = [];
-  scanWords(text, (w) => out.push(stemOf(w)));
+  scanWords(text, (_, t) => out.push(t));
   return out;
 }
 
@@ -84,31 +87,31 @@ export type LexicalWord = { word: string; term: string };
 export function lexicalWords(text: string, max: number): LexicalWord[] {
   const seen = new Set<string>();
   const out: LexicalWord[] = [];
-  scanWords(text, (w) => {
+  scanWords(text, (w, t) => {
     if (out.length >= max || seen.has(w)) return;
     seen.add(w);
-    out.push({ word: w, term: stemOf(w) });
+    out.push({ word: w, term: t });
   });
   return out;
 }
 
 /**
- * What `lexicalTerms` and `lexicalWords` give, from one scan: the ranking
- * needs both of every candidate, and the scan (lowercasing, stop words,
- * stems) is most of what either costs.
+ * What the ranking needs of a text, from one scan: how often each term
+ * occurs, how many terms it holds, and its first `maxWords` distinct words
+ * as written (`lexicalTerms` and `lexicalWords` read the same). The scan
+ * (lowercasing, stop words, stems) is most of what either costs.
  */
-export function termsAndWords(text: string, maxWords: number): { terms: string[]; words: string[] } {
-  const terms: string[] = [];
+export function termCountsAndWords(text: string, maxWords: number): { tf: Map<string, number>; length: number; words: string[] } {
+  const tf = new Map<string, number>();
   const words: string[] = [];
-  const seen = new Set<string>();
-  scanWords(text, (w) => {
-    terms.push(stemOf(w));
-    if (words.length < maxWords && !seen.has(w)) {
-      seen.add(w);
-      words.push(w);
-    }
+  let length = 0;
+  scanWords(text, (w, t) => {
+    length++;
+    tf.set(t, (tf.get(t) ?? 0) + 1);
+    // At most maxWords to look through: cheaper than a set per text.
+    if (words.length < maxWords && !words.includes(w)) words.push(w);
   });
-  return { terms, words };
+  return { tf, length, words };
 }
 
 /** The distinct terms of a text, first occurrence first. */
