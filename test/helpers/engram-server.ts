@@ -79,10 +79,14 @@ export async function startTestServer(opts: { env?: Record<string, string>; embe
 
 /**
  * Every record of every owner as the store gives it back, for "nothing
- * changed" assertions; read through the port, so it means the same on both
+ * changed" assertions, once the reads counted so far are written; read through the port, so it means the same on both
  * stores.
  */
 export async function snapshot(store: Store): Promise<string> {
+  // Reads are counted now and written within a second or so: counts an
+  // earlier test's reads left pending must land before the picture, not
+  // between two pictures the caller compares.
+  await store.flushAccess();
   const all: MemoryRecord[] = [];
   const query = { subject: ANONYMOUS, allOwners: true, gate: null, now: Math.floor(Date.now() / 1000) };
   for (let offset = 0; ; offset += 500) {
