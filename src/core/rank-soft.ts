@@ -1,5 +1,5 @@
 import type { Embedder } from "../embed/embedder.js";
-import { lexicalWords, searchableText, type LexicalWord } from "../model/lexical-terms.js";
+import { lexicalWords, searchableText, termCountsAndWords, type LexicalWord } from "../model/lexical-terms.js";
 import type { MemoryRecord, ScoredRecord } from "../model/record.js";
 import { byScore, RANKING, termCounts } from "./rank.js";
 import { wordVectorsOf } from "./word-vectors.js";
@@ -10,8 +10,9 @@ function recordWords(record: MemoryRecord): readonly string[] {
 }
 
 /** The words of a record that soft term matches look at: its first `softRecordWords` distinct ones. */
-export function softWords(record: { content: string; summary?: string; tags?: readonly string[] }): string[] {
-  return lexicalWords(searchableText(record), RANKING.softRecordWords).map((w) => w.word);
+export function softWords(record: { content: string; summary?: string; tags?: readonly string[] }): readonly string[] {
+  // The same scan the ranking reads a candidate's words from (termCounts), so a write offers exactly the words a search looks up.
+  return termCountsAndWords(searchableText(record), RANKING.softRecordWords).words;
 }
 
 /**
