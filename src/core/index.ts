@@ -1,6 +1,10 @@
 export { createCore } from "./core.js";
 export type { Core } from "./core.js";
-export type { ArgsOf, EveryArgOf, OperationName } from "./operations.js";
+export type { AnyRow, ArgsOf, EveryArgOf, OperationName, ToolName } from "./operations.js";
+export { OPERATION_ROWS } from "./operations.js";
+export type { FieldDoc, Hints, ToolAnswer, ToolLane } from "./operation-row.js";
+export { CITATION_DOCS, STORE_DOCS } from "./tool-field-docs.js";
+export { STORE_KINDS } from "./store-kinds.js";
 export type * from "./args.js";
 export type { CoreDeps, Logger, LogFields } from "./deps.js";
 export { silentLogger } from "./deps.js";

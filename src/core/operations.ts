@@ -1,140 +1,21 @@
 /**
- * The core's operations, each named once. A row binds an operation's
- * function to the JSON kind of each argument it takes, in the order the
- * arguments are checked, and says whether the caller's lane picks its
- * defaults. Everything else derives from here: `createCore` binds every row,
- * `ArgsOf` gives a lane an operation's argument type, the Connect service
- * must implement exactly these names (a compile check in src/connect), and
- * the MCP tool table maps each tool to one of them (src/mcp/tool-table.ts).
- *
- * A kinds row is checked against the function's own argument type: a field
- * without a kind, or a kind without a field, fails to compile.
+ * The operation table: every core operation, each named once, in the order
+ * the lanes list them (the MCP tools are registered and documented in this
+ * order). The rows live beside it, one file per page of the tool docs; this file joins
+ * them and derives what a lane needs. `createCore` binds every row, `ArgsOf`
+ * gives a lane an operation's argument type, the Connect service must
+ * implement exactly these names (a compile check in src/connect), and the MCP
+ * tools, the CLI's blast radius and Connect's read-only procedures are read
+ * off the rows' columns.
  */
-import type { Subject } from "../model/subject.js";
-import { archiveMemory, restoreMemory } from "./archive.js";
-import type { KindsOf } from "./arg-kinds.js";
 import type { CoreDeps } from "./deps.js";
-import { deleteAll } from "./delete-all.js";
-import { deleteMemory } from "./delete-memory.js";
-import { getMemory } from "./get-memory.js";
 import type { Lane } from "./limits.js";
-import { listMemories } from "./list-memories.js";
-import { listRules } from "./list-rules.js";
-import { listScheduled } from "./list-scheduled.js";
-import { listScopes } from "./list-scopes.js";
-import { listTags } from "./list-tags.js";
-import { migrateStatus } from "./migrate-status.js";
-import { relatedMemories } from "./related-memories.js";
-import { scheduleMemory } from "./schedule-memory.js";
-import { searchDiscoveries } from "./search-discoveries.js";
-import { searchMemories } from "./search-memories.js";
-import { setVisibility } from "./set-visibility.js";
-import { storeDiscovery } from "./store-discovery.js";
-import { STORE_KINDS } from "./store-kinds.js";
-import { storeMemories } from "./store-memories.js";
-import { storeMemory } from "./store-memory.js";
-import { storeRule } from "./store-rule.js";
-import { supersedeMemory } from "./supersede-memory.js";
-import { updateMemory } from "./update-memory.js";
+import type { Hints, ToolColumn } from "./operation-row.js";
+import { CURATION_ROWS } from "./rows-curation.js";
+import { MEMORY_ROWS } from "./rows-memories.js";
+import type { Subject } from "../model/subject.js";
 
-/** A kinds row that names no field the arguments lack (a missing one already breaks `KindsOf`). */
-type NoStrayKinds<K, A> = { readonly [F in Exclude<keyof K, keyof A>]: never };
-
-/** Takes the caller's subject and arguments; the same on every lane. */
-type Plain<A, R> = { readonly form: "plain"; readonly kinds: KindsOf<A>; readonly run: (deps: CoreDeps, s: Subject, a: A) => Promise<R> };
-/**
- * Also takes the caller's lane, whose defaults it applies. `paged` operations
- * name the page token by the lane's own name in a type error, as in every
- * other page-token error.
- */
-type Laned<A, R> = {
-  readonly form: "laned";
-  readonly kinds: KindsOf<A>;
-  readonly paged: boolean;
-  readonly run: (deps: CoreDeps, s: Subject, a: A, lane: Lane) => Promise<R>;
-};
-/** Takes only the caller: nothing to check. */
-type SubjectOnly<R> = { readonly form: "subject"; readonly run: (deps: CoreDeps, s: Subject) => Promise<R> };
-/** Reports on the whole store; the lane decides who may ask. */
-type StoreWide<R> = { readonly form: "store"; readonly run: (deps: CoreDeps) => Promise<R> };
-
-function plain<A, R, const K extends KindsOf<A>>(run: (deps: CoreDeps, s: Subject, a: A) => Promise<R>, kinds: K & NoStrayKinds<K, A>): Plain<A, R> {
-  return { form: "plain", kinds, run };
-}
-
-function laned<A, R, const K extends KindsOf<A>>(
-  run: (deps: CoreDeps, s: Subject, a: A, lane: Lane) => Promise<R>,
-  kinds: K & NoStrayKinds<K, A>,
-  paging: { paged: boolean } = { paged: false },
-): Laned<A, R> {
-  return { form: "laned", kinds, paged: paging.paged, run };
-}
-
-const STORE = STORE_KINDS;
-
-const RECALL_FILTERS = {
-  scope: "string",
-  cross_spine: "boolean",
-  tags: "strings",
-  categories: "strings",
-  full: "boolean",
-  created_after: "string",
-  created_before: "string",
-  include_archived: "boolean",
-  include_superseded: "boolean",
-  include_scheduled: "boolean",
-} as const;
-
-const BATCH = { ids: "strings" } as const;
-
-export const OPERATIONS = {
-  storeMemory: plain(storeMemory, STORE),
-  storeMemories: plain(storeMemories, { memories: "records", stop_at_first_error: "boolean" }),
-  scheduleMemory: plain(scheduleMemory, { ...STORE, not_before: "string", not_after: "string" }),
-  getMemory: plain(getMemory, { id: "string" }),
-  searchMemories: laned(searchMemories, { query: "string", k: "count", ...RECALL_FILTERS }),
-  listMemories: laned(
-    listMemories,
-    { limit: "count", offset: "count", ...RECALL_FILTERS, visibility: "string", page_token: "string", cursor_mode: "boolean" },
-    { paged: true },
-  ),
-  listScheduled: laned(
-    listScheduled,
-    {
-      scope: "string",
-      cross_spine: "boolean",
-      state: "string",
-      limit: "count",
-      created_after: "string",
-      created_before: "string",
-      page_token: "string",
-    },
-    { paged: true },
-  ),
-  updateMemory: laned(updateMemory, { id: "string", content: "string", shared: "boolean", tags: "strings", summary: "string", update_mask: "strings" }),
-  deleteMemory: plain(deleteMemory, { id: "string" }),
-  deleteAll: plain(deleteAll, { scope: "string", dry_run: "boolean" }),
-  setVisibility: laned(setVisibility, { id: "string", shared: "boolean" }),
-  storeDiscovery: plain(storeDiscovery, {
-    content: "string",
-    kind: "string",
-    citations: "citations",
-    scope: "string",
-    tags: "strings",
-    summary: "string",
-    id: "string",
-  }),
-  searchDiscoveries: laned(searchDiscoveries, { query: "string", scope: "string", k: "count", kind: "string", cross_spine: "boolean" }),
-  storeRule: plain(storeRule, { content: "string", scope: "string", summary: "string", tags: "strings", id: "string" }),
-  listRules: plain(listRules, { scopes: "strings", tags: "strings", full: "boolean" }),
-  supersedeMemory: plain(supersedeMemory, { ...STORE, supersedes: "strings", validate_only: "boolean" }),
-  archiveMemory: plain(archiveMemory, BATCH),
-  restoreMemory: plain(restoreMemory, BATCH),
-  relatedMemories: plain(relatedMemories, { id: "string", k: "count", full: "boolean" }),
-  listTags: plain(listTags, { scope: "string", limit: "count" }),
-  listScopes: { form: "subject", run: listScopes } satisfies SubjectOnly<unknown>,
-  migrateStatus: { form: "store", run: (deps: CoreDeps) => migrateStatus(deps) } satisfies StoreWide<unknown>,
-};
+export const OPERATIONS = { ...MEMORY_ROWS, ...CURATION_ROWS };
 
 export type OperationName = keyof typeof OPERATIONS;
 
@@ -162,6 +43,23 @@ export type Bound<O> = O extends { form: "laned"; run: (deps: CoreDeps, s: Subje
         : never;
 
 export type CoreOperations = { readonly [N in OperationName]: Bound<RowOf<N>> };
+
+/** The operations an MCP tool serves, and each one's tool name. */
+type Tooled = { [N in OperationName]: RowOf<N>["tool"] extends { name: string } ? N : never }[OperationName];
+export type ToolName = { [N in Tooled]: RowOf<N>["tool"] extends { name: infer T extends string } ? T : never }[Tooled];
+
+/** One row as a lane that walks the whole table sees it: its argument and result types erased. */
+export type AnyRow = {
+  readonly name: OperationName;
+  readonly form: "plain" | "laned" | "subject" | "store";
+  readonly kinds?: Readonly<Record<string, string>>;
+  readonly hints: Hints;
+  readonly verb: string | undefined;
+  readonly tool: ToolColumn<Record<string, unknown>, unknown> | undefined;
+};
+
+/** Every row, in the table's order. */
+export const OPERATION_ROWS: readonly AnyRow[] = Object.entries(OPERATIONS).map(([name, row]) => ({ ...(row as unknown as AnyRow), name: name as OperationName }));
 
 /** The order an operation checks its arguments' kinds in (its kinds table), so every lane names the same field first. */
 export function argumentOrder(operation: string): readonly string[] {
