@@ -1,16 +1,23 @@
 import type { Command, Option } from "commander";
 import { collectEntries, collectList, parseUint } from "../cli-kit/index.js";
 import { EXIT_TABLE } from "../argerror/index.js";
+import { OPERATION_ROWS } from "../core/index.js";
 
 /**
  * The self-describe catalog printed by a bare `engram`. Commands and flags
  * come from walking the commander tree; exit codes from EXIT_TABLE; the one
- * hand-kept table is the blast radius, keyed by command path.
+ * hand-kept table is the blast radius of the verbs that call no operation,
+ * keyed by command path; a verb calling an operation has its row's hints.
  */
 
 export type BlastRadius = { read_only: boolean; destructive: boolean; idempotent: boolean; open_world: boolean };
 
 const READ: BlastRadius = { read_only: true, destructive: false, idempotent: true, open_world: false };
+
+/** The verbs that call one operation: the operation's hints, in the closed engram domain. */
+const OPERATION_VERBS: Readonly<Record<string, BlastRadius>> = Object.fromEntries(
+  OPERATION_ROWS.flatMap((r) => (r.verb === undefined ? [] : [[r.verb, { ...r.hints, open_world: false }]])),
+);
 
 /**
  * Conservative hints: true only when true for every valid invocation.
@@ -18,29 +25,10 @@ const READ: BlastRadius = { read_only: true, destructive: false, idempotent: tru
  * because it listens on the network and may call an external embedder.
  */
 export const BLAST_RADIUS: Readonly<Record<string, BlastRadius>> = {
+  ...OPERATION_VERBS,
   serve: { read_only: false, destructive: false, idempotent: false, open_world: true },
   // The session can call every tool, delete_all included.
   mcp: { read_only: false, destructive: true, idempotent: false, open_world: false },
-  search: READ,
-  list: READ,
-  get: READ,
-  "migration-status": READ,
-  "list-scopes": READ,
-  "list-tags": READ,
-  "list-scheduled": READ,
-  "list-rules": READ,
-  related: READ,
-  "search-discoveries": READ,
-  store: { read_only: false, destructive: false, idempotent: false, open_world: false },
-  schedule: { read_only: false, destructive: false, idempotent: false, open_world: false },
-  supersede: { read_only: false, destructive: false, idempotent: true, open_world: false },
-  update: { read_only: false, destructive: true, idempotent: true, open_world: false },
-  delete: { read_only: false, destructive: true, idempotent: true, open_world: false },
-  "delete-all": { read_only: false, destructive: true, idempotent: true, open_world: false },
-  "store-discovery": { read_only: false, destructive: false, idempotent: false, open_world: false },
-  "store-rule": { read_only: false, destructive: false, idempotent: false, open_world: false },
-  archive: { read_only: false, destructive: false, idempotent: true, open_world: false },
-  restore: { read_only: false, destructive: false, idempotent: true, open_world: false },
   // Re-embedding rewrites every vector; a rerun converges, and the model or endpoint is the configured one.
   reindex: { read_only: false, destructive: false, idempotent: true, open_world: true },
   // The v0 to v1 sweep of `migrate`: additive and convergent.

@@ -15,19 +15,13 @@ import { callEngram } from "./rpc.js";
 
 /** Curation: archive and restore, reversible state flips answered one row per id. */
 
-const OUTCOME_WORD: Record<ArchiveOutcome, string> = {
-  [ArchiveOutcome.UNSPECIFIED]: "unspecified",
-  [ArchiveOutcome.ARCHIVED]: "archived",
-  [ArchiveOutcome.ALREADY_ARCHIVED]: "already_archived",
-  [ArchiveOutcome.RESTORED]: "restored",
-  [ArchiveOutcome.NOT_ARCHIVED]: "not_archived",
-  [ArchiveOutcome.NOT_FOUND]: "not_found",
-};
+/** An outcome as the core says it: the enum value's name, lower-cased ("ALREADY_ARCHIVED" is already_archived). */
+const outcomeWord = (o: ArchiveOutcome): string => ArchiveOutcome[o].toLowerCase();
 
 function outcomeTable(results: readonly ArchiveResult[]): string {
   return table(
     ["REQUESTED", "ID", "OUTCOME"],
-    results.map((r) => [r.requested, r.id === "" ? "-" : r.id, OUTCOME_WORD[r.outcome]]),
+    results.map((r) => [r.requested, r.id === "" ? "-" : r.id, outcomeWord(r.outcome)]),
   );
 }
 

@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
-import { undecodedRecord, type Core, type EveryArgOf, type Logger, type OperationName } from "../core/index.js";
+import { ARCHIVE_OUTCOMES, undecodedRecord, type Core, type EveryArgOf, type Logger, type OperationName } from "../core/index.js";
 import type { RelatedEdge as PbRelatedEdge } from "../gen/engram/v1/engram_pb.js";
 import {
   ArchiveMemoryResponseSchema,
@@ -337,13 +337,10 @@ export function engramServiceImpl(core: Core, log: Logger): ServiceImpl<typeof E
 }
 
 
-const OUTCOME: Record<ArchiveRow["outcome"], ArchiveOutcome> = {
-  archived: ArchiveOutcome.ARCHIVED,
-  already_archived: ArchiveOutcome.ALREADY_ARCHIVED,
-  restored: ArchiveOutcome.RESTORED,
-  not_archived: ArchiveOutcome.NOT_ARCHIVED,
-  not_found: ArchiveOutcome.NOT_FOUND,
-};
+/** The core's outcome words as the enum of the same names: a word without its enum value fails to compile. */
+const OUTCOME = Object.fromEntries(
+  ARCHIVE_OUTCOMES.map((w) => [w, ArchiveOutcome[w.toUpperCase() as Uppercase<ArchiveRow["outcome"]>]]),
+) as Record<ArchiveRow["outcome"], ArchiveOutcome>;
 
 function toPbArchiveResult(r: ArchiveRow) {
   return create(ArchiveResultSchema, { requested: r.requested, id: r.id, outcome: OUTCOME[r.outcome] });

@@ -1,5 +1,6 @@
 import { Code, ConnectError, createContextKey, createContextValues, type ContextValues, type HandlerContext } from "@connectrpc/connect";
 import { admissionOf, unauthenticatedMessage, type Authenticator } from "../auth/index.js";
+import { OPERATION_ROWS } from "../core/index.js";
 import type { Subject } from "../model/subject.js";
 
 /**
@@ -17,22 +18,13 @@ const kIssuerDown = createContextKey<boolean>(false, { description: "engram iden
 const kNoCsrf = createContextKey<boolean>(false, { description: "engram console session without csrf" });
 
 /**
- * The procedures that change nothing, which a console session may call
- * without its CSRF token. Every other procedure, including one added later,
- * needs it: the list fails closed.
+ * The procedures that change nothing (the operation table's read-only rows),
+ * which a console session may call without its CSRF token. Every other
+ * procedure, including one added later, needs it: the list fails closed.
  */
-const READ_ONLY_PROCEDURES: ReadonlySet<string> = new Set([
-  "ListScopes",
-  "ListMemories",
-  "SearchMemories",
-  "GetMemory",
-  "SearchDiscoveries",
-  "MigrateStatus",
-  "ListScheduled",
-  "ListRules",
-  "RelatedMemories",
-  "ListTags",
-]);
+const READ_ONLY_PROCEDURES: ReadonlySet<string> = new Set(
+  OPERATION_ROWS.filter((r) => r.hints.read_only).map((r) => r.name.charAt(0).toUpperCase() + r.name.slice(1)),
+);
 
 /** permission_denied for a console session's write without its CSRF token; bearer callers are exempt. */
 export function csrfRefusal(values: ContextValues | undefined, procedure: string): ConnectError | undefined {

@@ -4,7 +4,9 @@ import { withConflictRetry } from "./conditional-write.js";
 import type { CoreDeps } from "./deps.js";
 import type { Subject } from "../model/subject.js";
 
-export type ArchiveOutcome = "archived" | "already_archived" | "restored" | "not_archived" | "not_found";
+/** Every outcome a batch row can have, in the words every lane says it with (Connect's enum names are these, upper-cased). */
+export const ARCHIVE_OUTCOMES = ["archived", "already_archived", "restored", "not_archived", "not_found"] as const;
+export type ArchiveOutcome = (typeof ARCHIVE_OUTCOMES)[number];
 export type ArchiveRow = { requested: string; id: string; outcome: ArchiveOutcome };
 
 /**

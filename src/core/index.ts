@@ -25,7 +25,7 @@ export type { RecallGateHidden } from "./recall-gate-hidden.js";
 export { UPDATE_PATHS, updateMaskRequired } from "./update-memory.js";
 export type { SupersedeResult } from "./supersede-memory.js";
 export type { ArchiveRow, ArchiveOutcome } from "./archive.js";
-export { outcomeSummary } from "./archive.js";
+export { ARCHIVE_OUTCOMES, outcomeSummary } from "./archive.js";
 export type { ListScheduledResult } from "./list-scheduled.js";
 export { SCHEDULE_STATES } from "./list-scheduled.js";
 export type { SearchDiscoveriesResult } from "./search-discoveries.js";
