@@ -21,14 +21,17 @@ import { argumentOrder, kindError, kindMismatch, readRfc3339, type ArgKind } fro
 import { RECORDS_APART } from "./records-apart.js";
 import { rejectUnknownJsonFields } from "./unknown-fields.js";
 
-/** The bytes the library decodes next, and the list entries refused apart (records-apart.ts), if any. */
+/**
+ * A body the library refused but engram reads (a key sent twice, a count
+ * past uint64, a batch with records refused apart), as the library is handed
+ * it again, and the list entries refused apart (records-apart.ts), if any.
+ */
 export type Checked = { bytes: Uint8Array; refusedRecords?: ReadonlyMap<number, ArgError> };
 
 /**
- * The library's own decode reads the body again with its default options,
- * which ignore unknown fields (and unknown enum names); this reader must
- * accept exactly what that one does. Unknown keys are refused before either
- * runs (unknown-fields.ts).
+ * The diagnosis decodes field by field with unknown keys ignored: they are
+ * refused before, in engram's words (unknown-fields.ts), and a field's own
+ * value is what each trial judges.
  */
 export const JSON_READ_OPTIONS = { ignoreUnknownFields: true } as const;
 
@@ -135,7 +138,7 @@ function keysPastUint64(desc: DescMessage, json: JsonObject): { key: string; fie
 }
 
 /**
- * Checks a JSON body and returns the bytes the library decodes next, or
+ * Checks a JSON body and returns the bytes the library is handed again, or
  * throws the envelope that describes why it cannot be decoded.
  * `operation` is the method's name, for the unknown-field envelope.
  *
@@ -293,13 +296,42 @@ function diagnoseBinary(desc: DescMessage, bytes: Uint8Array): ArgError {
 }
 
 /**
- * One entry point for both encodings: the bytes the library decodes next
- * (a binary body as it came), or the envelope that says why it cannot.
+ * One entry point for both encodings, run once the library's decode has
+ * refused a body: the bytes to hand it again (a binary body as it came), or
+ * the envelope that says why it cannot be decoded.
  */
 export function checkRequest(desc: DescMessage, bytes: Uint8Array, binary: boolean, operation: string): Checked {
   if (!binary) return checkJson(desc, bytes, operation);
   decodeBinary(desc, bytes);
   return { bytes };
+}
+
+/** Whether a method's input has a top-level field the library reads more leniently than the core (below). */
+export function readsLeniently(desc: DescMessage): boolean {
+  let lenient = lenientCache.get(desc);
+  if (lenient === undefined) {
+    lenient = desc.fields.some(
+      (f) => (f.fieldKind === "message" && f.message.typeName === "google.protobuf.Timestamp") || (f.fieldKind === "scalar" && (INTEGER_SIGNED.has(f.scalar) || INTEGER_UNSIGNED.has(f.scalar))),
+    );
+    lenientCache.set(desc, lenient);
+  }
+  return lenient;
+}
+const lenientCache = new WeakMap<DescMessage, boolean>();
+
+/**
+ * Whether a parsed JSON body spells every such field as the core reads it.
+ * The library would accept the others and lose the spelling, so a body that
+ * fails this goes to the diagnosis without the library's decode.
+ */
+export function spelledStrictly(desc: DescMessage, json: JsonValue): boolean {
+  try {
+    rejectLenientTimestamps(desc, json);
+    rejectLenientIntegers(desc, json);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * The Node request handler for Connect, gRPC and gRPC-Web. It replaces
  * connectNodeAdapter so that every method's universal handler sits behind the
- * request gate, and so that the gate, not the library, reads the body.
+ * request gate, and so that the gate, not the library, reads the body (the
+ * library decodes it).
  */
 import type { ServerResponse } from "node:http";
 import { Code, ConnectError, createConnectRouter, type ConnectRouter } from "@connectrpc/connect";
@@ -11,6 +12,8 @@ import type { Core, Logger } from "../core/index.js";
 import { admissionOf, type Authenticator } from "../auth/index.js";
 import { callSpan, type CallProtocol, type RequestObserver } from "../observe/index.js";
 import { attachOutcome, outcomeInterceptor, type OutcomeSlot } from "./outcome-context.js";
+import { LIBRARY_JSON_OPTIONS } from "./decode-once.js";
+import { decodeWatchInterceptor } from "./decode-watch.js";
 import { gateHandler } from "./request-gate.js";
 import { engramRoutes } from "./routes.js";
 import { reflectionRoutes } from "../reflection/index.js";
@@ -38,7 +41,8 @@ export function connectNodeHandler(opts: ConnectHandlerOptions): (req: NodeReque
     readMaxBytes: opts.maxRequestBytes,
     // Request bodies reach the library already decompressed; these only pick the response encoding.
     acceptCompression: [compressionGzip, compressionBrotli],
-    interceptors: [outcomeInterceptor],
+    jsonOptions: LIBRARY_JSON_OPTIONS,
+    interceptors: [outcomeInterceptor, decodeWatchInterceptor],
   });
   engramRoutes(opts.core, opts.log)(router);
   opts.extraRoutes?.(router);

@@ -1,10 +1,9 @@
 /**
- * Everything a request must pass before the Connect library sees its body:
- * the bearer check, the byte limit (on the wire and after decompression),
- * the framing, and a full decode against the method's input type. The
- * library decodes again (it cannot be handed a parsed message); that second
- * decode cannot fail, because it sees bytes this gate already decoded with
- * the same reader and options.
+ * Everything a request must pass before the Connect library decodes its
+ * body: the bearer check, the byte limit (on the wire and after
+ * decompression) and the framing. The library then decodes the one message,
+ * once (decode-once.ts); engram's diagnosis runs only when that decode
+ * refuses it.
  *
  * Every refusal reaches the caller through the library's own error path: the
  * gate hands it a body whose first read throws the ConnectError, and the
@@ -25,11 +24,10 @@ import {
   type ArgError,
 } from "../argerror/index.js";
 import type { Logger } from "../core/index.js";
-import { checkRequest, type Checked } from "./decode-diagnosis.js";
+import { decodeOnce, type OneMessage } from "./decode-once.js";
 import { noteOutcome } from "./outcome-context.js";
-import { noteRefusedRecords } from "./records-apart.js";
 import { toConnectError } from "./error-mapper.js";
-import { BodyNotDecompressible, BodyTooLarge, firstFrameLength, frame, inflateBounded, readBounded, splitFrames } from "./request-body.js";
+import { BodyNotDecompressible, BodyTooLarge, firstFrameLength, inflateBounded, readBounded, splitFrames } from "./request-body.js";
 import { csrfRefusal, resolvedSubject, unauthenticated } from "./subject-context.js";
 
 type Wire = {
@@ -120,41 +118,60 @@ export function gateHandler(
     const declared = Number(req.header.get("content-length") ?? NaN);
     if (Number.isSafeInteger(declared) && declared > max) return refuse(req, wire, envelope(requestTooLarge(declared, max)));
 
-    let checked: Checked;
+    // The gate's own refusals, in the envelope's words; what the library would say of them quotes the body.
+    const refusalOf = (err: unknown): ConnectError => {
+      if (err instanceof ConnectError) return err;
+      if (err instanceof BodyTooLarge) return envelope(requestTooLarge(err.got, max));
+      if (err instanceof BodyNotDecompressible) return envelope(requestNotDecodable(input.typeName));
+      return envelope(err as ArgError);
+    };
+
+    let msg: OneMessage;
     try {
       if (wire.framed) {
-        // Judge the first frame as soon as it is complete: a bad one ends the
-        // call at once instead of waiting for a client that never half-closes.
+        // Hand the first frame on as soon as it is complete: a bad one ends
+        // the call at once instead of waiting for a client that never half-closes.
         const first = await readBounded(node, max, (sofar) => {
           const need = firstFrameLength(sofar);
           if (need !== undefined && need > max + 5) throw new BodyTooLarge(need);
           return need !== undefined && sofar.length >= need;
         });
         const need = firstFrameLength(first.data) ?? first.data.length;
-        checked = checkRequest(input, await unframe(first.data.subarray(0, need), encoding, max, input), wire.binary, procedure);
+        const bytes = await unframe(first.data.subarray(0, need), encoding, max, input);
         // A unary call has exactly one message: anything after it is refused.
-        let rest = first.data.subarray(need);
-        if (!first.ended) {
-          const more = await readBounded(node, max - first.data.length).catch((e: unknown) => {
-            throw e instanceof BodyTooLarge ? new BodyTooLarge(first.data.length + e.got) : e;
-          });
-          rest = Buffer.concat([rest, more.data]);
-        }
-        if (rest.length > 0) throw requestNotDecodable(input.typeName);
+        const restOf = async (): Promise<ConnectError | undefined> => {
+          try {
+            let rest = first.data.subarray(need);
+            if (!first.ended) {
+              const more = await readBounded(node, max - first.data.length).catch((e: unknown) => {
+                throw e instanceof BodyTooLarge ? new BodyTooLarge(first.data.length + e.got) : e;
+              });
+              rest = Buffer.concat([rest, more.data]);
+            }
+            return rest.length > 0 ? refusalOf(requestNotDecodable(input.typeName)) : undefined;
+          } catch (err) {
+            return refusalOf(err);
+          }
+        };
+        let restRead: Promise<ConnectError | undefined> | undefined;
+        msg = { bytes, binary: wire.binary, rest: () => (restRead ??= restOf()) };
       } else {
         const raw = (await readBounded(node, max)).data;
-        checked = checkRequest(input, encoding === "identity" ? raw : await inflateBounded(raw, encoding, max), wire.binary, procedure);
+        msg = { bytes: encoding === "identity" ? raw : await inflateBounded(raw, encoding, max), binary: wire.binary };
       }
     } catch (err) {
-      if (err instanceof ConnectError) return refuse(req, wire, err);
-      if (err instanceof BodyTooLarge) return refuse(req, wire, envelope(requestTooLarge(err.got, max)));
-      if (err instanceof BodyNotDecompressible) return refuse(req, wire, envelope(requestNotDecodable(input.typeName)));
-      return refuse(req, wire, envelope(err as ArgError));
+      return refuse(req, wire, refusalOf(err));
     }
-    if (checked.refusedRecords !== undefined) noteRefusedRecords(req.contextValues, checked.refusedRecords);
-    const message = checked.bytes;
-    const body = wire.framed ? frame(message) : message;
-    return inner({ ...req, header: forwardHeaders(req, wire, wire.framed ? undefined : body.length), body: createAsyncIterable([body]) });
+    return decodeOnce(
+      {
+        inner,
+        req: { ...req, contextValues: req.contextValues },
+        header: (length) => forwardHeaders(req, wire, length),
+        refuse: (err) => refuse(req, wire, err),
+        envelope,
+      },
+      msg,
+    );
   };
   return Object.assign(handle, {
     method: inner.method,
