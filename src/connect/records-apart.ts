@@ -2,7 +2,7 @@ import { createContextKey, type ContextValues } from "@connectrpc/connect";
 import type { ArgError } from "../argerror/index.js";
 
 /**
- * Request lists whose entries the JSON gate refuses one by one, each in the
+ * Request lists whose entries the JSON diagnosis refuses one by one, each in the
  * words of the single method it names (`operation`), instead of refusing
  * the whole call: a batch's promise that one bad record does not sink the
  * others then holds for a record that does not decode (an unknown key, a
@@ -15,7 +15,7 @@ export const RECORDS_APART: Readonly<Record<string, { field: string; operation: 
   "engram.v1.StoreMemoriesRequest": { field: "memories", operation: "StoreMemory" },
 };
 
-/** The entries the gate refused, by index in the request's list: from the gate to the service method. */
+/** The entries the diagnosis refused, by index in the request's list: from the gate to the service method. */
 const kRefusedRecords = createContextKey<ReadonlyMap<number, ArgError> | undefined>(undefined, { description: "engram records refused apart" });
 
 export function noteRefusedRecords(values: ContextValues, refused: ReadonlyMap<number, ArgError>): void {
