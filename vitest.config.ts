@@ -35,6 +35,7 @@ const ON_QDRANT_FAKE = [
   "test/test-store.test.ts",
   "test/tracing.test.ts",
   "test/archive-restore.test.ts",
+  "test/count-memories.test.ts",
   "test/cli-client.test.ts",
   "test/cli-exit-codes-client.test.ts",
   "test/cli-exit-codes-operator.test.ts",

@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { EXIT } from "../src/argerror/index.js";
+import { TOOL_NAMES } from "../src/mcp/index.js";
 
 const REPO = fileURLToPath(new URL("..", import.meta.url));
 const PKG = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { version: string };
@@ -144,7 +145,7 @@ describe("the built engram bin", { timeout: 120_000 }, () => {
     const r = await traced(["mcp"], { env: { ENGRAM_DATA_DIR: join(tmp, "mcp-data") }, input: frames.map((f) => JSON.stringify(f)).join("\n") + "\n" });
     expect(r.code, r.stderr).toBe(EXIT.ok);
     const answers = r.stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l) as { id: number; result: { tools?: unknown[] } });
-    expect(answers.find((a) => a.id === 2)?.result.tools).toHaveLength(20);
+    expect(answers.find((a) => a.id === 2)?.result.tools).toHaveLength(TOOL_NAMES.length);
     expect(r.loaded.filter((u) => u.includes("@energetic-ai/") || u.includes("@tensorflow/"))).toEqual([]);
   });
 

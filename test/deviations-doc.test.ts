@@ -29,6 +29,7 @@ describe("docs/architecture.md: deliberate deviations from the reference", () =>
     expect(methods.slice(-3)).toEqual(["StoreRule", "DeleteAll", "StoreMemories"]);
     expect(SECTION).toContain("adds `StoreRule` and `DeleteAll`");
     expect(SECTION).toContain("and then `StoreMemories`");
+    expect(SECTION).toContain("and `CountMemories`");
   });
 
   it("counts its deviations, and names worktree as the one write argument every lane shares", () => {

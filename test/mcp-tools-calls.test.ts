@@ -308,6 +308,7 @@ describe("rejections", () => {
     ["related_memories", {}, "field=id hint=required: id is required"],
     ["related_memories", { id: "abc", k: 1001 }, "field=k hint=out_of_range: k exceeds the maximum of 1000"],
     ["list_tags", { limit: 1001 }, "field=limit hint=out_of_range: limit exceeds the maximum of 1000"],
+    ["count_memories", { cross_spine: "yes" }, "field=cross_spine hint=format: cross_spine must be true or false"],
   ];
 
   it("has at least one rejection case for every tool", () => {

@@ -49,7 +49,7 @@ describe("the advertised tool surface", () => {
   });
 
   it("has twenty tools in the table", () => {
-    expect(TOOL_NAMES).toHaveLength(20);
+    expect(TOOL_NAMES).toHaveLength(21);
   });
 
   it("gives every tool the table's annotations with openWorldHint false", () => {

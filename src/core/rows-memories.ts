@@ -8,6 +8,7 @@ import { RULES } from "../argerror/index.js";
 import { deleteAll } from "./delete-all.js";
 import { deleteMemory } from "./delete-memory.js";
 import { getMemory } from "./get-memory.js";
+import { countMemories } from "./count-memories.js";
 import { DEFAULT_LIMITS, LANE_POLICY } from "./limits.js";
 import { listMemories } from "./list-memories.js";
 import { SCHEDULE_STATES, listScheduled } from "./list-scheduled.js";
@@ -178,6 +179,42 @@ export const MEMORY_ROWS = {
           text: `${r.memories.length} memories`,
           structured: { memories: rows(r.memories, a.full), next_cursor: r.next_page_token, ...coverageKeys(r.coverage) },
         }),
+      },
+    },
+  ),
+
+  countMemories: plain(
+    countMemories,
+    {
+      scope: "string",
+      cross_spine: "boolean",
+      tags: "strings",
+      categories: "strings",
+      created_after: "string",
+      created_before: "string",
+      include_archived: "boolean",
+      include_superseded: "boolean",
+      include_scheduled: "boolean",
+    },
+    {
+      hints: READS,
+      tool: {
+        name: "count_memories",
+        description:
+          "Count the memories a list_memory call with the same filters would page through, without reading them: a cheap way " +
+          `to decide whether to page or to narrow the filters first. ${SCOPE_RULE}. ` +
+          "Filters: tags (all of them), categories (any of them), created_after and created_before (RFC3339). " +
+          "Archived, superseded, expired and not-yet-active memories are not counted. Returns {count}; with cross_spine also the " +
+          "scopes counted (searched_scopes, scopes_truncated).",
+        fields: {
+          scope: RECALL_FILTER_DOCS.scope,
+          cross_spine: RECALL_FILTER_DOCS.cross_spine,
+          tags: RECALL_FILTER_DOCS.tags,
+          categories: RECALL_FILTER_DOCS.categories,
+          created_after: CREATED_AFTER_DOC,
+          created_before: CREATED_BEFORE_DOC,
+        },
+        answer: (r) => ({ text: `${r.count} memories`, structured: { count: r.count, ...coverageKeys(r.coverage) } }),
       },
     },
   ),
