@@ -35,11 +35,31 @@ export type AnyToolHandler = {
 
 type Call = (s: Subject, a: Record<string, unknown>, lane?: typeof LANE) => Promise<unknown>;
 
+const lanes = new WeakMap<Core, Map<string, ToolLane>>();
+
+/** What an answer needs from this lane, made once per core and tool: a refused batch record classified and logged as the tool's own. */
+function laneOf(core: Core, tool: string): ToolLane {
+  let byTool = lanes.get(core);
+  if (byTool === undefined) lanes.set(core, (byTool = new Map()));
+  let lane = byTool.get(tool);
+  if (lane === undefined) {
+    lane = {
+      refusal: (err) => {
+        const c = classifyAndLog(err, core.deps.log, "tool call", { tool });
+        return { code: CONNECT_CODE_NAME[c.code], message: c.message };
+      },
+    };
+    byTool.set(tool, lane);
+  }
+  return lane;
+}
+
 function handlerFor(name: ToolName): AnyToolHandler {
   const row = TOOL_ROW[name];
   const tool = row.tool;
   // The tool's own names back to the core's (MCP's `cursor` is the core's `page_token`).
   const toCore = Object.entries((tool.rename ?? {}) as Record<string, string>).map(([core, own]) => [own, core] as const);
+  const laned = row.form === "laned";
   return {
     description: tool.description,
     input: toolInput(row),
@@ -55,14 +75,8 @@ function handlerFor(name: ToolName): AnyToolHandler {
         }
       }
       const call = core[row.name] as unknown as Call;
-      const result = await (row.form === "laned" ? call(subject, args, LANE) : call(subject, args));
-      const lane: ToolLane = {
-        refusal: (err) => {
-          const c = classifyAndLog(err, core.deps.log, "tool call", { tool: name });
-          return { code: CONNECT_CODE_NAME[c.code], message: c.message };
-        },
-      };
-      return tool.answer(result, args, lane);
+      const result = await (laned ? call(subject, args, LANE) : call(subject, args));
+      return tool.answer(result, args, laneOf(core, name));
     },
   } as AnyToolHandler;
 }
