@@ -4,7 +4,7 @@
  * and scope counts, and the store-wide schema report. The MCP tools of these
  * rows are documented on docs/tools-curation.md, in this order.
  */
-import { archiveMemory, outcomeSummary, restoreMemory } from "./archive.js";
+import { archiveMemory, restoreMemory } from "./archive.js";
 import { DEFAULT_LIMITS, LANE_POLICY } from "./limits.js";
 import { listRules } from "./list-rules.js";
 import { listScopes } from "./list-scopes.js";
@@ -18,13 +18,15 @@ import { storeDiscovery } from "./store-discovery.js";
 import { STORE_KINDS } from "./store-kinds.js";
 import { storeRule } from "./store-rule.js";
 import { supersedeMemory } from "./supersede-memory.js";
-import { batchRows, coverageKeys, idAnswer, rows } from "./tool-answers.js";
+import { batchAnswer, coverageKeys, idAnswer, rows } from "./tool-answers.js";
 import { ID_DOC, MAX_RECALL as MAX, QUERY_DOC, QUERY_RULE, SCOPE_RULE, STORE_DOCS } from "./tool-field-docs.js";
 
 const STORE = STORE_KINDS;
 const MCP = LANE_POLICY.mcp;
 const BATCH = { ids: "strings" } as const;
 const IDS_DOC = `ids or short ids, 1 to ${MAX}`;
+const BATCH_TAIL =
+  "The call is rejected as a whole only when the list itself is malformed. Returns {results: [{requested, id, outcome}]}; a not_found row has no id.";
 
 export const CURATION_ROWS = {
   storeDiscovery: plain(
@@ -191,10 +193,9 @@ export const CURATION_ROWS = {
       description:
         "Take memories you own out of recall without deleting them; restore_memory puts them back. ids lists 1 to " +
         `${MAX} ids or short ids. Each id gets its own outcome, in the order sent: archived, already_archived or not_found ` +
-        "(missing or not yours). The call is rejected as a whole only when the list itself is malformed. " +
-        "Returns {results: [{requested, id, outcome}]}; a not_found row has no id.",
+        `(missing or not yours). ${BATCH_TAIL}`,
       fields: { ids: IDS_DOC },
-      answer: (list) => ({ text: outcomeSummary(list), structured: { results: batchRows(list) } }),
+      answer: batchAnswer,
     },
   }),
 
@@ -206,10 +207,9 @@ export const CURATION_ROWS = {
       description:
         "Put archived memories you own back into recall. ids lists 1 to " +
         `${MAX} ids or short ids. Each id gets its own outcome, in the order sent: restored, not_archived or not_found ` +
-        "(missing or not yours). The call is rejected as a whole only when the list itself is malformed. " +
-        "Returns {results: [{requested, id, outcome}]}; a not_found row has no id.",
+        `(missing or not yours). ${BATCH_TAIL}`,
       fields: { ids: IDS_DOC },
-      answer: (list) => ({ text: outcomeSummary(list), structured: { results: batchRows(list) } }),
+      answer: batchAnswer,
     },
   }),
 

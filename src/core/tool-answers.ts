@@ -3,7 +3,7 @@
  * rows, coverage keys, batch rows and stored ids, each said one way for
  * every tool that answers with it.
  */
-import type { ArchiveRow } from "./archive.js";
+import { outcomeSummary, type ArchiveRow } from "./archive.js";
 import type { Coverage } from "./coverage.js";
 import type { ToolAnswer, ToolLane } from "./operation-row.js";
 import type { StoreOutcome } from "./store-memories.js";
@@ -22,6 +22,11 @@ export function coverageKeys(c: Coverage | undefined): Partial<Coverage> {
 /** A batch row as MCP shows it: a not_found row has no id at all rather than an empty one. */
 export function batchRows(list: readonly ArchiveRow[]) {
   return list.map((r) => (r.id === "" ? { requested: r.requested, outcome: r.outcome } : { ...r }));
+}
+
+/** A batch of flips answered one outcome per id: the counts as the line, the rows as the result. */
+export function batchAnswer(list: readonly ArchiveRow[]): ToolAnswer {
+  return { text: outcomeSummary(list), structured: { results: batchRows(list) } };
 }
 
 /** A batch's outcomes: {id, short_id}, or the error the record's own call would have answered. */
