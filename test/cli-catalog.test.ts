@@ -165,6 +165,7 @@ describe("the bare engram catalog", () => {
     expect(clientVerbs.map((c) => c.name).sort()).toEqual(
       [
         "archive",
+        "count",
         "delete",
         "delete-all",
         "get",

@@ -61,6 +61,14 @@ describe("the read verbs against a real server", { timeout: 180_000 }, () => {
     expect((await asAlice(["list", "--scope", "repo:a", "--output", "json"])).stderr).toBe("");
   });
 
+  it("count answers how many records the same list would return, and refuses --scope with --cross-spine before dialing", async () => {
+    const listed = (await ok(["list", "--scope", "repo:a"])) as { total: string };
+    expect((await ok(["count", "--scope", "repo:a"])).count).toBe(listed.total);
+    expect(await asAlice(["count", "--scope", "repo:a", "--tags", "billing", "--output", "text"])).toEqual({ code: EXIT.ok, stdout: "1\n", stderr: "" });
+    const both = await asAlice(["count", "--scope", "repo:a", "--cross-spine"]);
+    expect({ code: both.code, stdout: both.stdout }).toEqual({ code: EXIT.usage, stdout: "" });
+  });
+
   it("list-tags counts tags, most used first", async () => {
     expect(await ok(["list-tags", "--scope", "repo:a"])).toEqual({ tags: [{ tag: "billing", count: "1" }, { tag: "db", count: "1" }], more: false });
     const text = await asAlice(["list-tags", "--scope", "repo:a", "--output", "text"]);

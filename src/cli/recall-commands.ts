@@ -2,6 +2,8 @@ import { create } from "@bufbuild/protobuf";
 import type { Command } from "commander";
 import { collectList, parseUint } from "../cli-kit/index.js";
 import {
+  CountMemoriesRequestSchema,
+  CountMemoriesResponseSchema,
   GetMemoryRequestSchema,
   GetMemoryResponseSchema,
   ListMemoriesRequestSchema,
@@ -17,7 +19,7 @@ import { noteEmptyScope } from "./empty-scope-note.js";
 import { callEngram } from "./rpc.js";
 import { coverageFooter, memoryTable, recordView } from "./text.js";
 
-/** Reads: search, list, get. None of them writes (get bumps the access counter server-side). */
+/** Reads: search, list, count, get. None of them writes (get bumps the access counter server-side). */
 
 type ScopeFlags = { scope?: string; crossSpine?: boolean };
 type FilterFlags = {
@@ -31,11 +33,13 @@ type FilterFlags = {
   includeScheduled?: boolean;
 };
 
-function addFilterFlags(cmd: Command): Command {
-  return cmd
+/** The filters every recall verb takes; `--full` only where there are rows to show. */
+function addFilterFlags(cmd: Command, rows = true): Command {
+  cmd
     .option("--tags <list>", "only records carrying every one of these tags (repeat or comma-separate)", collectList)
-    .option("--categories <list>", "only records in any of these categories (repeat or comma-separate)", collectList)
-    .option("--full", "return full records (content, citations) instead of compact rows")
+    .option("--categories <list>", "only records in any of these categories (repeat or comma-separate)", collectList);
+  if (rows) cmd.option("--full", "return full records (content, citations) instead of compact rows");
+  return cmd
     .option("--created-after <rfc3339>", "only records created at or after this instant")
     .option("--created-before <rfc3339>", "only records created before this instant")
     .option("--include-archived", "also return archived records")
@@ -129,6 +133,22 @@ export function registerRecallCommands(program: Command): void {
       await noteEmptyScope(settings, req.scope, res.memories.length === 0 && req.offset === 0n && req.pageToken === "");
     },
   );
+
+  const count = program
+    .command("count")
+    .summary("count the records a list would return")
+    .description("Count the recall-visible records a list with the same filters would page through, without reading them (CountMemories).");
+  addRecallScopeFlags(count);
+  addFilterFlags(count, false);
+  addClientFlags(count).action(async (o: ClientFlagValues & ScopeFlags & Omit<FilterFlags, "full">, cmd: Command) => {
+    checkScopePair(o);
+    const settings = resolveClient(o, cmd);
+    const { full: _rowsOnly, ...filters } = filterFields(o);
+    const req = create(CountMemoriesRequestSchema, { scope: o.scope ?? "", crossSpine: o.crossSpine ?? false, ...filters });
+    const res = await callEngram(settings, (c, opts) => c.countMemories(req, opts));
+    emit(settings.output, CountMemoriesResponseSchema, res, () => (o.crossSpine ? `${res.count}\n${coverageFooter(res)}` : `${res.count}`));
+    await noteEmptyScope(settings, req.scope, res.count === 0n);
+  });
 
   const get = program
     .command("get")

@@ -198,6 +198,7 @@ export const MEMORY_ROWS = {
     },
     {
       hints: READS,
+      verb: "count",
       tool: {
         name: "count_memories",
         description:
