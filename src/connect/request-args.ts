@@ -13,7 +13,8 @@ import { citationsArg, count, opt, rfc3339Of } from "./convert.js";
 
 type Read = (req: Record<string, unknown>) => unknown;
 
-const INT64 = new Set([ScalarType.INT64, ScalarType.UINT64, ScalarType.SINT64, ScalarType.FIXED64, ScalarType.SFIXED64]);
+/** The 64-bit integer types, which protobuf-es carries as bigint. */
+export const INT64: ReadonlySet<ScalarType> = new Set([ScalarType.INT64, ScalarType.UINT64, ScalarType.SINT64, ScalarType.FIXED64, ScalarType.SFIXED64]);
 
 /** How one proto field becomes its core argument. */
 function readerOf(schema: DescMessage, f: DescField): Read {

@@ -7,11 +7,11 @@
  * three coverage fields every read response has. A field the result lacks
  * keeps its proto default.
  */
-import { create, ScalarType, type DescField, type DescMessage, type Message } from "@bufbuild/protobuf";
+import { create, type DescField, type DescMessage, type Message } from "@bufbuild/protobuf";
 import type { MemoryView } from "../core/index.js";
 import { coverageFields, toPbMemory } from "./convert.js";
+import { INT64 } from "./request-args.js";
 
-const INT64 = new Set([ScalarType.INT64, ScalarType.UINT64, ScalarType.SINT64, ScalarType.FIXED64, ScalarType.SFIXED64]);
 
 type Convert = (v: unknown) => unknown;
 

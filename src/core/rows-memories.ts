@@ -52,6 +52,9 @@ const RECALL_FILTERS = {
   include_scheduled: "boolean",
 } as const;
 
+/** A count takes a list's filters but the view switch: it has no rows to show. */
+const { full: _rowsOnly, ...COUNT_FILTERS } = RECALL_FILTERS;
+
 const WINDOW_RULES = [
   RULES["schedule-window-at-least-one-bound"].sentence,
   RULES["window-not-before-before-not-after"].sentence,
@@ -185,17 +188,7 @@ export const MEMORY_ROWS = {
 
   countMemories: plain(
     countMemories,
-    {
-      scope: "string",
-      cross_spine: "boolean",
-      tags: "strings",
-      categories: "strings",
-      created_after: "string",
-      created_before: "string",
-      include_archived: "boolean",
-      include_superseded: "boolean",
-      include_scheduled: "boolean",
-    },
+    COUNT_FILTERS,
     {
       hints: READS,
       verb: "count",
