@@ -211,7 +211,7 @@ describe("the defaults a client verb's help names", () => {
 
   it("are read from the core's table, never written into a lane's source", () => {
     // The client verbs and the console pages hold no default of their own: a literal there would drift from src/core/limits.ts.
-    const files = ["src/cli/recall-commands.ts", "src/cli/read-commands.ts", ...readdirSync(join(ROOT, "src/ui/pages")).map((f) => `src/ui/pages/${f}`)];
+    const files = ["src/cli/verbs-recall.ts", "src/cli/verbs-read.ts", ...readdirSync(join(ROOT, "src/ui/pages")).map((f) => `src/ui/pages/${f}`)];
     const literals = files.flatMap((f) =>
       readFileSync(join(ROOT, f), "utf8")
         .split("\n")

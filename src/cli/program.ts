@@ -4,7 +4,6 @@ import { EXIT, type ExitCode } from "../argerror/index.js";
 import { CliFailure, cliLines, usageError } from "../cli-kit/index.js";
 import { buildCatalog } from "./catalog.js";
 import { registerCompletionCommand } from "./completion-command.js";
-import { registerCurationCommands } from "./curation-commands.js";
 import { EngramCommand, helpTarget, shownName } from "./flag-errors.js";
 import { refuseLegacyEnv } from "./legacy-env.js";
 import {
@@ -20,13 +19,10 @@ import {
   registerOperatorSpineReview,
   registerOperatorSummarize,
 } from "../operator-cli/index.js";
-import { registerReadCommands } from "./read-commands.js";
-import { registerRecallCommands } from "./recall-commands.js";
 import { registerServeCommand } from "./serve-command.js";
 import { registerMcpCommand } from "./mcp-command.js";
-import { registerCuratedWrites } from "./curated-writes.js";
-import { registerStatusCommands } from "./status-commands.js";
-import { registerWriteCommands } from "./write-commands.js";
+import { registerOperationVerbs } from "./operation-verb.js";
+import { OPERATION_VERBS } from "./verb-table.js";
 
 export const BINARY = "engram";
 
@@ -68,12 +64,7 @@ export function buildProgram(version = packageVersion()): Command {
     });
   registerServeCommand(program);
   registerMcpCommand(program);
-  registerRecallCommands(program);
-  registerReadCommands(program);
-  registerWriteCommands(program);
-  registerCuratedWrites(program);
-  registerCurationCommands(program);
-  registerStatusCommands(program);
+  registerOperationVerbs(program, OPERATION_VERBS);
   registerOperatorMigrate(program);
   registerOperatorBackfill(program);
   registerOperatorRemapOwner(program);

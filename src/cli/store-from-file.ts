@@ -8,7 +8,6 @@ import { checkArgKinds } from "../core/arg-kinds.js";
 import { DEFAULT_LIMITS, rejectUnknownArguments, type ArgsOf } from "../core/index.js";
 import { STORE_KINDS } from "../core/store-kinds.js";
 import {
-  CitationSchema,
   StoreMemoriesRequestSchema,
   StoreMemoriesResponseSchema,
   StoreMemoryRequestSchema,
@@ -18,7 +17,6 @@ import {
 import type { ClientSettings } from "./client-flags.js";
 import { emit } from "./output.js";
 import { callEngram } from "./rpc.js";
-import type { RecordRequestFields } from "./write-commands.js";
 
 /**
  * `engram store --from-file records.jsonl`: one record per line, each a JSON
@@ -65,23 +63,16 @@ export function recordOfLine(text: string): StoreArgs {
   return checkArgKinds(STORE_KINDS, sent as StoreArgs);
 }
 
-/** Typed as the record flags' fields, so a write argument added to the core and left out here fails to compile. */
+/**
+ * A line's arguments as the request's fields. The core's argument names are
+ * the proto's field names, so each is found by its own name; the server
+ * refuses to start when an argument has no field.
+ */
 function requestOf(a: StoreArgs): StoreMemoryRequest {
-  const fields: RecordRequestFields = {
-    content: a.content ?? "",
-    scope: a.scope ?? "",
-    source: a.source ?? "",
-    category: a.category ?? "",
-    tags: a.tags ?? [],
-    repo: a.repo ?? "",
-    workspace: a.workspace ?? "",
-    worktree: a.worktree ?? "",
-    baseDir: a.base_dir ?? "",
-    summary: a.summary ?? "",
-    citations: (a.citations ?? []).map((c) => create(CitationSchema, c)),
-    idempotencyKey: a.idempotency_key ?? "",
-  };
-  return create(StoreMemoryRequestSchema, fields);
+  const args = a as Readonly<Record<string, unknown>>;
+  const init: Record<string, unknown> = {};
+  for (const f of StoreMemoryRequestSchema.fields) if (args[f.name] !== undefined) init[f.localName] = args[f.name];
+  return create(StoreMemoryRequestSchema, init);
 }
 
 /** Why the file cannot be read, never a word of its path. */

@@ -10,6 +10,7 @@
  * A kinds row is checked against the function's own argument type: a field
  * without a kind, or a kind without a field, fails to compile.
  */
+import type { RuleId } from "../argerror/index.js";
 import type { Subject } from "../model/subject.js";
 import type { KindsOf } from "./arg-kinds.js";
 import type { CoreDeps } from "./deps.js";
@@ -54,59 +55,87 @@ export type ToolColumn<A, R, N extends string = string> = {
   readonly answer: (r: R, a: A, lane: ToolLane) => ToolAnswer;
 };
 
-/** How an operation is described to the lanes; `verb` is the CLI command that calls it, when there is one. */
-export type About<A, R> = { readonly hints: Hints; readonly tool?: ToolColumn<A, R>; readonly verb?: string };
+/**
+ * How an operation is described to the lanes. `verb` is the CLI command that
+ * calls it, when there is one; `verbRules` are the declared rules that verb
+ * checks before dialing, where the CLI is stricter than the wire or would
+ * otherwise send nothing the server could judge.
+ */
+type About<A, R, N extends string, V extends string> = {
+  readonly hints: Hints;
+  readonly tool?: ToolColumn<A, R, N>;
+  readonly verb?: V;
+  readonly verbRules?: readonly RuleId[];
+};
 
 /** A row's tool column: absent when the row names no tool. */
 type ToolOf<A, R, N extends string> = [N] extends [never] ? undefined : ToolColumn<A, R, N>;
 
+/** A row's verb: absent when the row names none. */
+type VerbOf<V extends string> = [V] extends [never] ? undefined : V;
+
 /** A kinds row that names no field the arguments lack (a missing one already breaks `KindsOf`). */
 type NoStrayKinds<K, A> = { readonly [F in Exclude<keyof K, keyof A>]: never };
 
-type Described<T> = { readonly hints: Hints; readonly tool: T; readonly verb: string | undefined };
+type Described<T, V = string | undefined> = {
+  readonly hints: Hints;
+  readonly tool: T;
+  readonly verb: V;
+  readonly verbRules: readonly RuleId[];
+};
 
 /** Takes the caller's subject and arguments; the same on every lane. */
-export type Plain<A, R, T = ToolColumn<A, R> | undefined> = {
+export type Plain<A, R, T = ToolColumn<A, R> | undefined, V = string | undefined> = {
   readonly form: "plain";
   readonly kinds: KindsOf<A>;
   readonly run: (deps: CoreDeps, s: Subject, a: A) => Promise<R>;
-} & Described<T>;
+} & Described<T, V>;
 /**
  * Also takes the caller's lane, whose defaults it applies. `paged` operations
  * name the page token by the lane's own name in a type error, as in every
  * other page-token error.
  */
-export type Laned<A, R, T = ToolColumn<A, R> | undefined> = {
+export type Laned<A, R, T = ToolColumn<A, R> | undefined, V = string | undefined> = {
   readonly form: "laned";
   readonly kinds: KindsOf<A>;
   readonly paged: boolean;
   readonly run: (deps: CoreDeps, s: Subject, a: A, lane: Lane) => Promise<R>;
-} & Described<T>;
+} & Described<T, V>;
 /** Takes only the caller: nothing to check. */
-export type SubjectOnly<R> = { readonly form: "subject"; readonly run: (deps: CoreDeps, s: Subject) => Promise<R> } & Described<undefined>;
+export type SubjectOnly<R, V = string | undefined> = { readonly form: "subject"; readonly run: (deps: CoreDeps, s: Subject) => Promise<R> } & Described<undefined, V>;
 /** Reports on the whole store; the lane decides who may ask. */
-export type StoreWide<R> = { readonly form: "store"; readonly run: (deps: CoreDeps) => Promise<R> } & Described<undefined>;
+export type StoreWide<R, V = string | undefined> = { readonly form: "store"; readonly run: (deps: CoreDeps) => Promise<R> } & Described<undefined, V>;
 
-export function plain<A, R, const K extends KindsOf<A>, const N extends string = never>(
+function described<T>(about: { readonly hints: Hints; readonly tool?: T; readonly verb?: string; readonly verbRules?: readonly RuleId[] }) {
+  return { hints: about.hints, tool: about.tool, verb: about.verb, verbRules: about.verbRules ?? [] };
+}
+
+export function plain<A, R, const K extends KindsOf<A>, const N extends string = never, const V extends string = never>(
   run: (deps: CoreDeps, s: Subject, a: A) => Promise<R>,
   kinds: K & NoStrayKinds<K, A>,
-  about: { readonly hints: Hints; readonly tool?: ToolColumn<A, R, N>; readonly verb?: string },
-): Plain<A, R, ToolOf<A, R, N>> {
-  return { form: "plain", kinds, run, hints: about.hints, tool: about.tool, verb: about.verb } as unknown as Plain<A, R, ToolOf<A, R, N>>;
+  about: About<A, R, N, V>,
+): Plain<A, R, ToolOf<A, R, N>, VerbOf<V>> {
+  return { form: "plain", kinds, run, ...described(about) } as unknown as Plain<A, R, ToolOf<A, R, N>, VerbOf<V>>;
 }
 
-export function laned<A, R, const K extends KindsOf<A>, const N extends string = never>(
+export function laned<A, R, const K extends KindsOf<A>, const N extends string = never, const V extends string = never>(
   run: (deps: CoreDeps, s: Subject, a: A, lane: Lane) => Promise<R>,
   kinds: K & NoStrayKinds<K, A>,
-  about: { readonly hints: Hints; readonly tool?: ToolColumn<A, R, N>; readonly verb?: string; readonly paged?: boolean },
-): Laned<A, R, ToolOf<A, R, N>> {
-  return { form: "laned", kinds, paged: about.paged ?? false, run, hints: about.hints, tool: about.tool, verb: about.verb } as unknown as Laned<A, R, ToolOf<A, R, N>>;
+  about: About<A, R, N, V> & { readonly paged?: boolean },
+): Laned<A, R, ToolOf<A, R, N>, VerbOf<V>> {
+  return { form: "laned", kinds, paged: about.paged ?? false, run, ...described(about) } as unknown as Laned<A, R, ToolOf<A, R, N>, VerbOf<V>>;
 }
 
-export function subjectOnly<R>(run: (deps: CoreDeps, s: Subject) => Promise<R>, about: { readonly hints: Hints; readonly verb?: string }): SubjectOnly<R> {
-  return { form: "subject", run, hints: about.hints, tool: undefined, verb: about.verb };
+export function subjectOnly<R, const V extends string = never>(
+  run: (deps: CoreDeps, s: Subject) => Promise<R>,
+  about: { readonly hints: Hints; readonly verb?: V },
+): SubjectOnly<R, VerbOf<V>> {
+  return { form: "subject", run, ...described(about), tool: undefined } as SubjectOnly<R, VerbOf<V>>;
 }
 
-export function storeWide<R>(run: (deps: CoreDeps) => Promise<R>, about: { readonly hints: Hints; readonly verb?: string }): StoreWide<R> {
-  return { form: "store", run, hints: about.hints, tool: undefined, verb: about.verb };
+export function storeWide<R, const V extends string = never>(
+  run: (deps: CoreDeps) => Promise<R>,
+  about: { readonly hints: Hints; readonly verb?: V },
+): StoreWide<R, VerbOf<V>> {
+  return { form: "store", run, ...described(about), tool: undefined } as StoreWide<R, VerbOf<V>>;
 }

@@ -8,6 +8,7 @@
  * tools, the CLI's blast radius and Connect's read-only procedures are read
  * off the rows' columns.
  */
+import type { RuleId } from "../argerror/index.js";
 import type { CoreDeps } from "./deps.js";
 import type { Lane } from "./limits.js";
 import type { Hints, ToolColumn } from "./operation-row.js";
@@ -48,6 +49,12 @@ export type CoreOperations = { readonly [N in OperationName]: Bound<RowOf<N>> };
 type Tooled = { [N in OperationName]: RowOf<N>["tool"] extends { name: string } ? N : never }[OperationName];
 export type ToolName = { [N in Tooled]: RowOf<N>["tool"] extends { name: infer T extends string } ? T : never }[Tooled];
 
+/** The CLI verbs that call an operation, each named by its row. */
+export type VerbName = { [N in OperationName]: RowOf<N>["verb"] }[OperationName] & string;
+
+/** The operation a verb calls. */
+export type OperationOfVerb<V extends VerbName> = { [N in OperationName]: RowOf<N>["verb"] extends V ? N : never }[OperationName];
+
 /** One row as a lane that walks the whole table sees it: its argument and result types erased. */
 export type AnyRow = {
   readonly name: OperationName;
@@ -55,6 +62,7 @@ export type AnyRow = {
   readonly kinds?: Readonly<Record<string, string>>;
   readonly hints: Hints;
   readonly verb: string | undefined;
+  readonly verbRules: readonly RuleId[];
   readonly tool: ToolColumn<Record<string, unknown>, unknown> | undefined;
 };
 

@@ -139,6 +139,7 @@ export const MEMORY_ROWS = {
     {
       hints: READS,
       verb: "search",
+      verbRules: ["scope-cross-spine-mutually-exclusive"],
       tool: {
         name: "search_memory",
         description:
@@ -164,6 +165,7 @@ export const MEMORY_ROWS = {
     {
       hints: READS,
       verb: "list",
+      verbRules: ["scope-cross-spine-mutually-exclusive", "paging-trio-mutually-exclusive"],
       paged: true,
       tool: {
         name: "list_memory",
@@ -192,6 +194,7 @@ export const MEMORY_ROWS = {
     {
       hints: READS,
       verb: "count",
+      verbRules: ["scope-cross-spine-mutually-exclusive"],
       tool: {
         name: "count_memories",
         description:
@@ -227,6 +230,7 @@ export const MEMORY_ROWS = {
     {
       hints: READS,
       verb: "list-scheduled",
+      verbRules: ["scope-cross-spine-mutually-exclusive"],
       paged: true,
       tool: {
         name: "list_scheduled",
