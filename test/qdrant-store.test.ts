@@ -338,7 +338,7 @@ describe("reads on the Qdrant store", () => {
     expect(await qd.count(q({ scope: "repo:list", gate: null }))).toBe(12);
     expect(await qd.count(q({ scope: "repo:list", onlyGated: true, gate: null }))).toBe(1);
     expect(await qd.tagCounts(q({ scope: "repo:list" }))).toEqual(await emb.tagCounts(q({ scope: "repo:list" })));
-    expect(await qd.listScopes(ALICE)).toEqual(await emb.listScopes(ALICE));
+    expect(await qd.scopeCounts(ALICE)).toEqual(await emb.scopeCounts(ALICE));
   });
 
   it("page sizes follow the byte budget, and one record over the budget by itself is response_too_large", async () => {

@@ -9,7 +9,7 @@ export type Coverage = { searched_scopes: string[]; scopes_truncated: boolean } 
  */
 export async function coverage(deps: CoreDeps, subject: Subject, prefix?: string): Promise<Coverage> {
   try {
-    const { scopes, approximate } = await deps.store.listScopes(subject);
+    const { scopes, approximate } = await deps.store.scopeCounts(subject);
     const names = scopes.map((s) => s.scope).filter((s) => prefix === undefined || s.startsWith(prefix));
     return { searched_scopes: names, scopes_truncated: approximate };
   } catch (err) {

@@ -3,5 +3,5 @@ import type { Subject } from "../model/subject.js";
 
 /** Authorization only (no recall gate): every scope the caller may read, with counts. */
 export async function listScopes(deps: CoreDeps, subject: Subject) {
-  return deps.store.listScopes(subject);
+  return deps.store.scopeCounts(subject);
 }

@@ -152,7 +152,8 @@ export interface Store {
   termRecordCount(): Promise<number>;
   /** Each tag counted once per matching record. */
   tagCounts(query: RecordQuery): Promise<Map<string, number>>;
-  listScopes(subject: Subject): Promise<{ scopes: { scope: string; count: number }[]; approximate: boolean }>;
+  /** Every scope holding records the subject may read, with their counts (no recall gate). */
+  scopeCounts(subject: Subject): Promise<{ scopes: { scope: string; count: number }[]; approximate: boolean }>;
   vectorOf(id: string): Promise<Float32Array | undefined>;
   /**
    * Operator sweeps only (near-duplicates): for each of `ids`, up to `k`

@@ -99,8 +99,8 @@ export class TracedStore implements Store {
   tagCounts(query: RecordQuery): Promise<Map<string, number>> {
     return this.span("tagCounts", () => this.inner.tagCounts(query), (r, n) => n.set("engram.store.records", r.size));
   }
-  listScopes(subject: Subject): Promise<{ scopes: { scope: string; count: number }[]; approximate: boolean }> {
-    return this.span("listScopes", () => this.inner.listScopes(subject), (r, n) => n.set("engram.store.records", r.scopes.length));
+  scopeCounts(subject: Subject): Promise<{ scopes: { scope: string; count: number }[]; approximate: boolean }> {
+    return this.span("scopeCounts", () => this.inner.scopeCounts(subject), (r, n) => n.set("engram.store.records", r.scopes.length));
   }
   vectorOf(id: string): Promise<Float32Array | undefined> {
     return this.span("vectorOf", () => this.inner.vectorOf(id), found);

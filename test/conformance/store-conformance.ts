@@ -170,7 +170,7 @@ export function storeConformance(name: string, factory: StoreHarnessFactory): vo
 
     // ---- filtered reads -----------------------------------------------------------
 
-    it("list, count, tagCounts and listScopes agree across instances, with order, offset and cursor", async () => {
+    it("list, count, tagCounts and scopeCounts agree across instances, with order, offset and cursor", async () => {
       const { a, b, vec } = await two();
       for (let i = 30; i < 36; i++) await a.create(rec(i, { scope: "repo:list", tags: [`t${i % 2}`, "all"] }), await vec(`r${i}`));
       await a.create(rec(36, { scope: "repo:other" }), await vec("r36"));
@@ -185,11 +185,11 @@ export function storeConformance(name: string, factory: StoreHarnessFactory): vo
       const next = await b.list(q, { order: "desc", limit: 2, cursor: { c: last.created_at, seen: [last.id] } });
       expect(next.records.map((r) => r.id)).toEqual([32, 31].map((i) => rec(i).id));
       expect(await b.tagCounts(q)).toEqual(new Map([["t0", 3], ["all", 6], ["t1", 3]]));
-      expect((await b.listScopes(ALICE)).scopes).toEqual([
+      expect((await b.scopeCounts(ALICE)).scopes).toEqual([
         { scope: "repo:list", count: 6 },
         { scope: "repo:other", count: 1 },
       ]);
-      expect((await b.listScopes(BOB)).scopes).toEqual([]);
+      expect((await b.scopeCounts(BOB)).scopes).toEqual([]);
     });
 
     it("the recall gate hides archived, superseded and out-of-window records unless a read relaxes it", async () => {

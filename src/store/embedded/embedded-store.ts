@@ -191,8 +191,8 @@ export class EmbeddedStore implements Store, MigrationStore {
     return this.reads.tagCounts(query);
   }
 
-  async listScopes(subject: Subject): Promise<{ scopes: { scope: string; count: number }[]; approximate: boolean }> {
-    return this.reads.listScopes(subject);
+  async scopeCounts(subject: Subject): Promise<{ scopes: { scope: string; count: number }[]; approximate: boolean }> {
+    return this.reads.scopeCounts(subject);
   }
 
   async schemaHistogram(): Promise<SchemaHistogram> {

@@ -139,7 +139,7 @@ export class RecordReads {
     return counts;
   }
 
-  listScopes(subject: Subject): { scopes: { scope: string; count: number }[]; approximate: boolean } {
+  scopeCounts(subject: Subject): { scopes: { scope: string; count: number }[]; approximate: boolean } {
     this.m.sync();
     const scopes: { scope: string; count: number }[] = [];
     for (const [scope, st] of this.m.scopeStats) {

@@ -403,7 +403,7 @@ export class QdrantStore implements Store {
     return counts;
   }
 
-  async listScopes(subject: Subject): Promise<{ scopes: { scope: string; count: number }[]; approximate: boolean }> {
+  async scopeCounts(subject: Subject): Promise<{ scopes: { scope: string; count: number }[]; approximate: boolean }> {
     const counts = new Map<string, number>();
     await this.points.scrollKeys(readFilter({ subject }), ["scope"], "keys", (p) => {
       const s = String(p.payload?.scope ?? "");
