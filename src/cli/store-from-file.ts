@@ -5,7 +5,7 @@ import type { Code } from "@connectrpc/connect";
 import { CliFailure, cliLine, progressMode, ProgressReporter, usageError } from "../cli-kit/index.js";
 import { CONNECT_CODE_NAME, EXIT, exitForConnectCode, isServerText, type ExitCode } from "../argerror/index.js";
 import { checkArgKinds } from "../core/arg-kinds.js";
-import { DEFAULT_LIMITS, rejectUnknownArguments, type ArgsOf } from "../core/index.js";
+import { DEFAULT_LIMITS, rejectUnknownArguments, type StoreArgs } from "../core/index.js";
 import { STORE_KINDS } from "../core/store-kinds.js";
 import {
   StoreMemoriesRequestSchema,
@@ -29,7 +29,6 @@ import { callEngram } from "./rpc.js";
 /** Line bytes per request: well under the server's default body limit, and a batch of full-size records stays inside one --timeout. */
 const BATCH_BYTES = 512 * 1024;
 
-type StoreArgs = ArgsOf<"storeMemory">;
 type Pending = { line: number; request: StoreMemoryRequest };
 
 /** A line the run stops at: its number, why, and the exit status that goes with it. */

@@ -1,6 +1,6 @@
 import { create, protoInt64, type DescMessage } from "@bufbuild/protobuf";
 import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
-import type { ArgsOf, EveryArgOf, MemoryView, RecallGateHidden, Coverage } from "../core/index.js";
+import type { EveryArgOf, MemoryView, RecallGateHidden, Coverage, StoreArgs } from "../core/index.js";
 import { checkEnumNumber, fieldShapeError } from "./decode-diagnosis.js";
 import {
   RecallGateHiddenSchema,
@@ -114,7 +114,7 @@ export function coverageFields(c: Coverage | undefined): { searchedScopes: strin
   return { searchedScopes: c.searched_scopes, scopesTruncated: c.scopes_truncated, scopesUnknown: false };
 }
 
-export function citationsArg(list: readonly PbCitation[]): ArgsOf<"storeMemory">["citations"] {
+export function citationsArg(list: readonly PbCitation[]): StoreArgs["citations"] {
   return list.map((c) => ({ kind: c.kind, ref: c.ref, locator: c.locator, pin: c.pin, excerpt: c.excerpt }));
 }
 
@@ -132,7 +132,7 @@ type ProtoName<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${
  * request satisfies it and the lane fails to compile until the contract has it.
  */
 export type RecordFields = {
-  [F in keyof ArgsOf<"storeMemory"> & string as ProtoName<F>]-?: ProtoName<F> extends keyof StoreMemoryRequest ? StoreMemoryRequest[ProtoName<F>] : never;
+  [F in keyof StoreArgs & string as ProtoName<F>]-?: ProtoName<F> extends keyof StoreMemoryRequest ? StoreMemoryRequest[ProtoName<F>] : never;
 };
 
 /** The write arguments of StoreMemory, ScheduleMemory and SupersedeMemory, which share these fields. */
