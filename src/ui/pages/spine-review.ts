@@ -6,9 +6,8 @@ import { rejectionBox, showRejection } from "../rejection.js";
  * spine-review scan has no RPC: it is an operator verb that opens the store
  * directly and reads every owner's records. The console adds no second API,
  * so this page says so and shows what the caller's own view holds: per
- * scope, the readable count (ListScopes, no recall gate), the recall-visible
- * total and the total with every gate lifted (ListMemories totals are exact
- * counts before paging, so limit 1 is enough).
+ * scope, the readable count (no recall gate), the recall-visible count and
+ * the count with every gate lifted; counting reads no record.
  */
 const MAX_SCOPES = 50;
 
@@ -30,10 +29,10 @@ export async function spineReviewPage(main: HTMLElement): Promise<void> {
     const rows = await Promise.all(
       scopes.map(async (s) => {
         const [visible, lifted] = await Promise.all([
-          engram.listMemories({ scope: s.scope, limit: 1n }),
-          engram.listMemories({ scope: s.scope, limit: 1n, includeArchived: true, includeSuperseded: true, includeScheduled: true }),
+          engram.countMemories({ scope: s.scope }),
+          engram.countMemories({ scope: s.scope, includeArchived: true, includeSuperseded: true, includeScheduled: true }),
         ]);
-        return [s.scope, s.count, visible.total, lifted.total - visible.total] as const;
+        return [s.scope, s.count, visible.count, lifted.count - visible.count] as const;
       }),
     );
     main.append(
