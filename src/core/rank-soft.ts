@@ -1,4 +1,5 @@
 import type { Embedder } from "../embed/embedder.js";
+import { innerProductsAbove } from "../store/index.js";
 import { lexicalWords, searchableText, termCountsAndWords, type LexicalWord } from "../model/lexical-terms.js";
 import type { MemoryRecord, ScoredRecord } from "../model/record.js";
 import { byScore, RANKING, termCounts } from "./rank.js";
@@ -43,7 +44,7 @@ export async function withSoftTerms(
     for (const h of list.slice(0, RANKING.softRecords)) for (const w of recordWords(h.record)) if (!row.has(w)) row.set(w, row.size * asked.length);
   }
   const vectors = await wordVectorsOf(embedder).lookup([...asked.map((q) => q.word), ...row.keys()]);
-  const near = nearness(
+  const near = await nearness(
     asked.map((q) => vectors.get(q.word)!),
     [...row.keys()].map((w) => vectors.get(w)!),
   );
@@ -68,44 +69,13 @@ export async function withSoftTerms(
 
 /**
  * Each word's nearness to each query word, a row per word: the cosine above
- * `softFloor`, scaled to [0, 1]. Two query words per pass over a word's
- * vector, each sum split in two: this is most of a search's ranking time,
- * and the split runs it about twice as fast as one plain sum per pair.
+ * `softFloor`, scaled to [0, 1]. The products are most of a search's
+ * ranking work, so they are computed natively, all in one call.
  */
-function nearness(query: readonly Float32Array[], words: readonly Float32Array[]): Float64Array {
-  const q = query.length;
-  const out = new Float64Array(words.length * q);
+async function nearness(query: readonly Float32Array[], words: readonly Float32Array[]): Promise<Float64Array> {
   const floor = RANKING.softFloor;
-  for (let w = 0; w < words.length; w++) {
-    const v = words[w]!;
-    for (let i = 0; i < q; i += 2) {
-      const a = query[i]!;
-      const b = query[Math.min(i + 1, q - 1)]!;
-      let a0 = 0;
-      let a1 = 0;
-      let b0 = 0;
-      let b1 = 0;
-      for (let d = 0; d + 1 < v.length; d += 2) {
-        const x = v[d]!;
-        const y = v[d + 1]!;
-        a0 += a[d]! * x;
-        a1 += a[d + 1]! * y;
-        b0 += b[d]! * x;
-        b1 += b[d + 1]! * y;
-      }
-      if (v.length % 2 === 1) {
-        const last = v.length - 1;
-        a0 += a[last]! * v[last]!;
-        b0 += b[last]! * v[last]!;
-      }
-      const ca = a0 + a1;
-      out[w * q + i] = ca > floor ? (ca - floor) / (1 - floor) : 0;
-      if (i + 1 < q) {
-        const cb = b0 + b1;
-        out[w * q + i + 1] = cb > floor ? (cb - floor) / (1 - floor) : 0;
-      }
-    }
-  }
+  const out = await innerProductsAbove(words, query, floor);
+  for (let j = 0; j < out.length; j++) out[j] = out[j]! > floor ? (out[j]! - floor) / (1 - floor) : 0;
   return out;
 }
 
