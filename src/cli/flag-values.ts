@@ -42,8 +42,12 @@ function instantOf(field: string, text: string) {
   }
 }
 
-/** How a flag's text becomes a message-typed request field, by the message's type. */
-export const FLAG_VALUE_OF_MESSAGE: Readonly<Record<string, (field: string, value: unknown) => unknown>> = {
-  [TimestampSchema.typeName]: (field, text) => instantOf(field, text as string),
-  [CitationSchema.typeName]: (_field, texts) => parseCitations(texts as string[]),
+/**
+ * The message-typed request fields a flag can fill, by the message's type:
+ * the value the flag's help names, and how the flag's text (or, for a
+ * repeated field, its list of texts) becomes the field.
+ */
+export const FLAG_VALUE_OF_MESSAGE: Readonly<Record<string, { readonly placeholder: string; readonly value: (field: string, text: unknown) => unknown }>> = {
+  [TimestampSchema.typeName]: { placeholder: "rfc3339", value: (field, text) => instantOf(field, text as string) },
+  [CitationSchema.typeName]: { placeholder: "json", value: (_field, texts) => parseCitations(texts as string[]) },
 };

@@ -89,10 +89,8 @@ function flagOf(field: DescField, docOf: FlagDoc): FlagDef {
   if (field.fieldKind === "list" && field.listKind === "scalar" && field.scalar === ScalarType.STRING) {
     return { flags: value("list"), doc: d.doc, parse: collectList, key };
   }
-  if (field.fieldKind === "list" && field.listKind === "message" && FLAG_VALUE_OF_MESSAGE[field.message.typeName]) {
-    return { flags: value("json"), doc: d.doc, parse: appendValue, key };
-  }
-  if (field.fieldKind === "message" && FLAG_VALUE_OF_MESSAGE[field.message.typeName]) return { flags: value("rfc3339"), doc: d.doc, key };
+  const message = field.fieldKind === "message" || (field.fieldKind === "list" && field.listKind === "message") ? FLAG_VALUE_OF_MESSAGE[field.message.typeName] : undefined;
+  if (message !== undefined) return { flags: value(message.placeholder), doc: d.doc, parse: field.fieldKind === "list" ? appendValue : undefined, key };
   throw new Error(`no flag form for ${field.parent.typeName}.${field.name}`);
 }
 
@@ -109,7 +107,7 @@ function fieldsOfFlags(fields: readonly [DescField, FlagDef][], o: FlagValues): 
     const value = o[def.key];
     if (value === undefined) continue;
     const typeName = field.fieldKind === "message" || (field.fieldKind === "list" && field.listKind === "message") ? field.message.typeName : undefined;
-    init[field.localName] = typeName === undefined ? value : FLAG_VALUE_OF_MESSAGE[typeName]!(field.name, value);
+    init[field.localName] = typeName === undefined ? value : FLAG_VALUE_OF_MESSAGE[typeName]!.value(field.name, value);
   }
   return init;
 }
