@@ -1,13 +1,12 @@
 import { usageError } from "../cli-kit/index.js";
 import { argError } from "../argerror/index.js";
+import { isUuid } from "../model/index.js";
 import type { ArgsOf, OperationOfVerb } from "../core/index.js";
 import { resolveClient } from "./client-flags.js";
 import type { FlagDoc, VerbTable } from "./operation-verb.js";
 import { callEngram } from "./rpc.js";
 import { storeFromFile } from "./store-from-file.js";
 import { memoryTable } from "./text.js";
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Writes: store, schedule, supersede, update, delete. Record fields are the
@@ -129,7 +128,7 @@ export const WRITE_VERBS = {
     request: async (_o, { argument, settings }) => {
       const id = argument as string;
       const s = settings();
-      if (s.output !== "text" || UUID.test(id)) return {};
+      if (s.output !== "text" || isUuid(id)) return {};
       const full = (await callEngram(s, (c, opts) => c.getMemory({ id }, opts))).memory?.id;
       return { id: full ?? id };
     },

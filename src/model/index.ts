@@ -11,3 +11,4 @@ export { CONTROL_CHARACTERS } from "./control-characters.js";
 export { ModuleLoadError, REINSTALL, loadFailureReason } from "./module-load-error.js";
 export { noteOnSpan, setTraceHook, traceContext, traced, tracingOn } from "./trace-hook.js";
 export type { SpanAttributes, SpanNotes, SpanOptions, SpanValue, TraceContext, TraceHook } from "./trace-hook.js";
+export { isUuid } from "./uuid.js";

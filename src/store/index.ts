@@ -14,7 +14,7 @@ export { META_DATABASE_ID, META_EMBEDDER_IDENTITY, META_TERM_INDEX, META_VECTOR_
 export { errorName, faultCause, guardStoreFaults, storeFaultOf, StoreFaultError, type FaultObserver, type StoreAccess, type StoreFault } from "./store-fault.js";
 export { clampCosine, termWeight } from "./term-weight.js";
 export { newRevision } from "./revision.js";
-export { isUuid } from "./uuid.js";
+export { isUuid } from "../model/uuid.js";
 export { toFloat32 } from "./vector-bytes.js";
 export { innerProductsAbove } from "./inner-products.js";
 export { TracedStore } from "./traced-store.js";

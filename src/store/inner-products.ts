@@ -73,8 +73,10 @@ function library(): Promise<typeof Usearch | null> {
   return loaded;
 }
 
-function dot(a: Float32Array, b: Float32Array): number {
+/** A float64 sum of the products of two vectors' common length. */
+export function dot(a: Float32Array, b: Float32Array): number {
   let s = 0;
-  for (let d = 0; d < a.length; d++) s += a[d]! * b[d]!;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) s += a[i]! * b[i]!;
   return s;
 }

@@ -4,7 +4,7 @@ import type { Subject } from "../../model/subject.js";
 import { decodeRecord } from "../codec.js";
 import { matches, readable, type RecordAttrs } from "../record-filter.js";
 import type { ListPage, RecordQuery, ResolveResult, SchemaHistogram } from "../store.js";
-import { isUuid } from "../uuid.js";
+import { isUuid } from "../../model/uuid.js";
 import { toFloat32 } from "../vector-bytes.js";
 import type { StoreHandle } from "./handle.js";
 import type { Mirror } from "./mirror.js";

@@ -3,6 +3,7 @@ import { distinctTerms } from "../../model/lexical-terms.js";
 import { decodeRecord } from "../codec.js";
 import { matches } from "../record-filter.js";
 import type { RecordQuery } from "../store.js";
+import { dot } from "../inner-products.js";
 import { clampCosine, termWeight } from "../term-weight.js";
 import { toFloat32 } from "../vector-bytes.js";
 import { TopK } from "./exact-scan.js";
@@ -193,11 +194,4 @@ export class Search {
 /** The best `k` of two hit lists, best first, equal scores by ascending key (as the index orders them). */
 function mergeHits(a: readonly VectorHit[], b: readonly VectorHit[], k: number): VectorHit[] {
   return [...a, ...b].sort((x, y) => y.score - x.score || x.key - y.key).slice(0, k);
-}
-
-function dot(a: Float32Array, b: Float32Array): number {
-  let s = 0;
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) s += a[i]! * b[i]!;
-  return s;
 }

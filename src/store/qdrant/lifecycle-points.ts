@@ -1,6 +1,6 @@
 import type { Neighbour, RecordQuery } from "../store.js";
 import { clampCosine } from "../term-weight.js";
-import { isUuid } from "../uuid.js";
+import { isUuid } from "../../model/uuid.js";
 import { DENSE_VECTOR, MAX_PAGE } from "./layout.js";
 import type { QdrantPoints } from "./points.js";
 import { queryFilter } from "./record-query-filter.js";

@@ -10,7 +10,7 @@ import { RecordExistsError, RevisionConflictError, TargetsGoneError, TargetsSupe
 import type { ImportRow, ListPage, Neighbour, RecordQuery, ResolveResult, SchemaHistogram, Store, StorePart } from "../store.js";
 import { clampCosine } from "../term-weight.js";
 import { collectionTermWeights, rebuildTermVectors } from "./term-vectors.js";
-import { isUuid } from "../uuid.js";
+import { isUuid } from "../../model/uuid.js";
 import { QdrantAccessCounts } from "./access-counts.js";
 import { connectQdrant } from "./client.js";
 import { ensureCollection } from "./collection-setup.js";
