@@ -4,9 +4,8 @@ import { create } from "@bufbuild/protobuf";
 import type { Code } from "@connectrpc/connect";
 import { CliFailure, cliLine, progressMode, ProgressReporter, usageError } from "../cli-kit/index.js";
 import { CONNECT_CODE_NAME, EXIT, exitForConnectCode, isServerText, type ExitCode } from "../argerror/index.js";
-import { checkArgKinds } from "../core/arg-kinds.js";
-import { DEFAULT_LIMITS, rejectUnknownArguments, type StoreArgs } from "../core/index.js";
-import { STORE_KINDS } from "../core/store-kinds.js";
+import { DEFAULT_LIMITS, type StoreArgs } from "../core/index.js";
+import { recordArguments } from "../core/store-kinds.js";
 import {
   StoreMemoriesRequestSchema,
   StoreMemoriesResponseSchema,
@@ -20,7 +19,7 @@ import { callEngram } from "./rpc.js";
 
 /**
  * `engram store --from-file records.jsonl`: one record per line, each a JSON
- * object of store_memory's arguments, sent as StoreMemories batches in file
+ * object of a record's write arguments, sent as batches in file
  * order with stop_at_first_error. The first line refused (here, or by the
  * server) ends the run with its line number and envelope: nothing from that
  * line on is written, and every record before it is.
@@ -44,22 +43,13 @@ class LineRefused extends Error {
 
 const CODE_OF_NAME = new Map(Object.entries(CONNECT_CODE_NAME).map(([code, name]) => [name, Number(code) as Code]));
 
-/**
- * A line as store_memory takes its arguments, checked by the same core
- * functions the MCP lane's arguments go through (null is "not sent"), so a
- * line is refused in the words an agent would get for the same JSON.
- */
-export function recordOfLine(text: string): StoreArgs {
-  let value: unknown;
+/** A line's JSON; a line that does not parse is refused as not an object, the words an agent would get for it. */
+function jsonOf(text: string): unknown {
   try {
-    value = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
-    value = null;
+    return null;
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return checkArgKinds(STORE_KINDS, value as StoreArgs);
-  const sent = Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null));
-  rejectUnknownArguments("store_memory", Object.keys(STORE_KINDS), sent);
-  return checkArgKinds(STORE_KINDS, sent as StoreArgs);
 }
 
 /**
@@ -134,7 +124,7 @@ export async function storeFromFile(file: string, settings: ClientSettings): Pro
       if (text.trim() === "") continue;
       let record: StoreArgs;
       try {
-        record = recordOfLine(text);
+        record = recordArguments(jsonOf(text));
       } catch (err) {
         // Everything before this line goes first; then the run stops here.
         await send();

@@ -51,8 +51,8 @@ export const WRITE_VERBS = {
   store: {
     summary: "write one record, or every record of a JSON Lines file",
     description: (rpc) =>
-      `Write one record (${rpc}), or with --from-file every record of a JSON Lines file, one object of store_memory's ` +
-      "arguments per line, in batches (StoreMemories); the first line refused stops the run with its line number, and nothing from it on is written.",
+      `Write one record (${rpc}), or with --from-file every record of a JSON Lines file, one object of a record's ` +
+      "fields per line by their proto names, sent in batches; the first line refused stops the run with its line number, and nothing from it on is written.",
     flags: RECORD_FLAGS,
     local: [["--from-file <path>", "a JSON Lines file of records to write instead of the record flags"]],
     instead: (o, cmd) => {

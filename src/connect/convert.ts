@@ -1,6 +1,6 @@
 import { create, protoInt64, type DescMessage } from "@bufbuild/protobuf";
 import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
-import type { EveryArgOf, MemoryView, RecallGateHidden, Coverage, StoreArgs } from "../core/index.js";
+import type { EveryArgOf, EveryField, MemoryView, RecallGateHidden, Coverage, StoreArgs } from "../core/index.js";
 import { checkEnumNumber, fieldShapeError } from "./decode-diagnosis.js";
 import {
   RecallGateHiddenSchema,
@@ -135,8 +135,8 @@ export type RecordFields = {
   [F in keyof StoreArgs & string as ProtoName<F>]-?: ProtoName<F> extends keyof StoreMemoryRequest ? StoreMemoryRequest[ProtoName<F>] : never;
 };
 
-/** The write arguments of StoreMemory, ScheduleMemory and SupersedeMemory, which share these fields. */
-export function storeArgs(r: RecordFields): EveryArgOf<"storeMemory"> {
+/** A record's write arguments, which the single, scheduled and superseding writes share. */
+export function storeArgs(r: RecordFields): EveryField<StoreArgs> {
   return {
     content: opt(r.content),
     scope: opt(r.scope),

@@ -18,7 +18,7 @@ import {
 import { BinaryReader } from "@bufbuild/protobuf/wire";
 import { ArgError, fieldNotDecodable, requestNotDecodable, UINT64_MAX, uint64Exceeded } from "../argerror/index.js";
 import { argumentOrder, kindError, kindMismatch, readRfc3339, type ArgKind } from "../core/index.js";
-import { RECORDS_APART } from "./records-apart.js";
+import { methodTaking, RECORDS_APART } from "./records-apart.js";
 import { rejectUnknownJsonFields } from "./unknown-fields.js";
 
 /**
@@ -217,17 +217,19 @@ function jsonRefusal(desc: DescMessage, json: JsonObject, operation: string): Ar
  * whole call is refused for it.
  */
 function refuseRecordsApart(desc: DescMessage, json: JsonValue): { json: JsonObject; refused: Map<number, ArgError> } | undefined {
-  const rule = RECORDS_APART[desc.typeName];
-  if (rule === undefined || !isObject(json)) return undefined;
-  const f = desc.fields.find((x) => x.name === rule.field);
+  const field = RECORDS_APART[desc.typeName];
+  if (field === undefined || !isObject(json)) return undefined;
+  const f = desc.fields.find((x) => x.name === field);
   if (f?.fieldKind !== "list" || f.listKind !== "message") return undefined;
+  const operation = methodTaking(f.message);
+  if (operation === undefined) return undefined;
   const refused = new Map<number, ArgError>();
   const out: JsonObject = { ...json };
   for (const key of new Set([f.name, f.jsonName])) {
     const list = json[key];
     if (!Array.isArray(list)) continue;
     out[key] = list.map((el, i) => {
-      const why = isObject(el) ? jsonRefusal(f.message, el, rule.operation) : undefined;
+      const why = isObject(el) ? jsonRefusal(f.message, el, operation) : undefined;
       if (why === undefined) return el;
       refused.set(i, why);
       return {};

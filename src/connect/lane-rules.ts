@@ -57,7 +57,7 @@ export const LANE_RULES: Readonly<Partial<Record<OperationName, LaneRule>>> = {
         stop_at_first_error: req.stopAtFirstError,
       };
     },
-    answer: (outcomes: readonly StoreOutcome[], _ctx, log) => storeMemoriesResponse(outcomes, log),
+    answer: (outcomes: readonly StoreOutcome[], ctx, log) => storeMemoriesResponse(outcomes, log, ctx.method.name),
   },
   // The contract says visibility as an enum; the core takes shared as a boolean, unset when the enum is.
   setVisibility: {

@@ -94,7 +94,7 @@ export type SupersedeArgs = StoreArgs & { supersedes?: string[]; validate_only?:
 export type BatchArgs = { ids?: string[] };
 
 /**
- * A batch of store_memory records. Each entry is a record's arguments as the
+ * A batch of records to write. Each entry is a record's arguments as the
  * caller sent them (checked one by one); `stop_at_first_error` leaves every
  * record after the first refused one unwritten.
  */

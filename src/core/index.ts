@@ -1,6 +1,6 @@
 export { createCore } from "./core.js";
 export type { Core } from "./core.js";
-export type { AnyRow, ArgsOf, EveryArgOf, OperationName, OperationOfVerb, ToolName, VerbName } from "./operations.js";
+export type { AnyRow, ArgsOf, EveryArgOf, EveryField, OperationName, OperationOfVerb, ToolName, VerbName } from "./operations.js";
 export { OPERATION_ROWS } from "./operations.js";
 export type { FieldDoc, Hints, ToolAnswer, ToolLane } from "./operation-row.js";
 export { CITATION_DOCS, STORE_DOCS } from "./tool-field-docs.js";

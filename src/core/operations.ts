@@ -30,7 +30,10 @@ export type ArgsOf<N extends OperationName> = RowOf<N> extends { kinds: unknown 
  * no such field: a lane that builds its arguments as this type fails to
  * compile when the core gains an argument the lane does not map.
  */
-export type EveryArgOf<N extends OperationName> = { [F in keyof Required<ArgsOf<N>>]: Required<ArgsOf<N>>[F] | undefined };
+export type EveryArgOf<N extends OperationName> = EveryField<ArgsOf<N>>;
+
+/** Every field of T named, each possibly undefined: a converter that forgets one fails to compile. */
+export type EveryField<T> = { [F in keyof Required<T>]: Required<T>[F] | undefined };
 
 /** How a lane calls an operation once the core is built. */
 export type Bound<O> = O extends { form: "laned"; run: (deps: CoreDeps, s: Subject, a: infer A, lane: Lane) => Promise<infer R> }

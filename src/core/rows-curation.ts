@@ -15,7 +15,7 @@ import { relatedMemories } from "./related-memories.js";
 import { searchDiscoveries } from "./search-discoveries.js";
 import { setVisibility } from "./set-visibility.js";
 import { storeDiscovery } from "./store-discovery.js";
-import { STORE_KINDS } from "./store-kinds.js";
+import { RECORD_TOOL, STORE_KINDS } from "./store-kinds.js";
 import { storeRule } from "./store-rule.js";
 import { supersedeMemory } from "./supersede-memory.js";
 import { batchAnswer, coverageKeys, idAnswer, rows } from "./tool-answers.js";
@@ -107,7 +107,7 @@ export const CURATION_ROWS = {
         name: "supersede_memory",
         description:
           "Replace one or more memories you own with one new, correcting memory. The replaced ones leave recall but stay " +
-          "fetchable by id, linked to their successor. Takes everything store_memory takes (content, scope, source and category " +
+          `fetchable by id, linked to their successor. Takes everything ${RECORD_TOOL} takes (content, scope, source and category ` +
           "required; no transient state, secrets or timestamps) plus supersedes: the ids or short ids being replaced (at least one). " +
           "Either the whole set is accepted or nothing is written. A target that is missing or not yours answers `not found: <ids>`; " +
           "a rule cannot be superseded; a memory already superseded cannot be superseded again (supersede its successor). " +
@@ -143,7 +143,7 @@ export const CURATION_ROWS = {
         name: "store_rule",
         description:
           "Save a standing rule for a repository or a project, such as a coding convention every agent must follow. " +
-          "Call this ONLY when the user explicitly tells you to record a rule; for anything you inferred, use store_memory. " +
+          `Call this ONLY when the user explicitly tells you to record a rule; for anything you inferred, use ${RECORD_TOOL}. ` +
           "content, scope and summary are required: scope is rule:repo:<repo> or rule:project:<project>, and summary is one line " +
           "(it is the rule's index entry). Optional: tags, and id to replace an earlier rule in place. Rules are always shared " +
           "with every authenticated caller and cannot be made private or superseded; delete a rule to retire it (archive_memory hides it until restored). Returns {id, short_id}.",

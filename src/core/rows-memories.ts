@@ -15,7 +15,7 @@ import { SCHEDULE_STATES, listScheduled } from "./list-scheduled.js";
 import { ADDS, READS, REPLACES, laned, plain } from "./operation-row.js";
 import { scheduleMemory } from "./schedule-memory.js";
 import { searchMemories } from "./search-memories.js";
-import { STORE_KINDS } from "./store-kinds.js";
+import { RECORD_TOOL, STORE_KINDS } from "./store-kinds.js";
 import { storeMemories } from "./store-memories.js";
 import { storeMemory } from "./store-memory.js";
 import { idAnswer, coverageKeys, rows, storeRows } from "./tool-answers.js";
@@ -66,7 +66,7 @@ export const MEMORY_ROWS = {
     hints: ADDS,
     verb: "store",
     tool: {
-      name: "store_memory",
+      name: RECORD_TOOL,
       description:
         "Save one durable memory for later sessions: a decision, a preference, a convention or a gotcha worth knowing next time. " +
         "Do not store transient state (what you are doing right now, task progress), secrets (tokens, passwords, keys, credentials) " +
@@ -89,14 +89,14 @@ export const MEMORY_ROWS = {
       tool: {
         name: "store_memories",
         description:
-          "Save many durable memories in one call, as store_memory would save each (everything store_memory says applies to every record). " +
-          `memories lists 1 to ${DEFAULT_LIMITS.maxBatchRecords} records, each with store_memory's arguments; the call is rejected as a whole only ` +
+          `Save many durable memories in one call, as ${RECORD_TOOL} would save each (everything ${RECORD_TOOL} says applies to every record). ` +
+          `memories lists 1 to ${DEFAULT_LIMITS.maxBatchRecords} records, each with ${RECORD_TOOL}'s arguments; the call is rejected as a whole only ` +
           "when the list itself is malformed or too long. Each record gets its own result, in the order sent: {id, short_id} when stored, or " +
-          "{error: {code, message}} with exactly what store_memory would answer for that record; a refused record does not stop the others " +
+          `{error: {code, message}} with exactly what ${RECORD_TOOL} would answer for that record; a refused record does not stop the others ` +
           "unless stop_at_first_error is true, which writes nothing after it and ends the results there. An idempotency_key works per record. " +
           "Returns {results: [...]}.",
         fields: {
-          memories: `1 to ${DEFAULT_LIMITS.maxBatchRecords} records, each with store_memory's arguments`,
+          memories: `1 to ${DEFAULT_LIMITS.maxBatchRecords} records, each with ${RECORD_TOOL}'s arguments`,
           stop_at_first_error: "write nothing after the first refused record; results end with its error (default false)",
         },
         answer: (outcomes, a, lane) => {
@@ -119,7 +119,7 @@ export const MEMORY_ROWS = {
         name: "schedule_memory",
         description:
           "Save a memory that is recalled only inside a time window: a reminder for later (not_before) or a fact with an expiry " +
-          "(not_after). Everything store_memory says applies: no transient state, secrets or timestamps in the content; content, scope, " +
+          `(not_after). Everything ${RECORD_TOOL} says applies: no transient state, secrets or timestamps in the content; content, scope, ` +
           `source and category are required. The window: ${WINDOW_RULES}; not_after must be in the future. Both bounds are RFC3339. ` +
           "Outside its window the memory is not recalled by search or list, but get_memory and list_scheduled still show it. " +
           "Returns {id, short_id}.",

@@ -1,16 +1,14 @@
 import { argError, exceedsMaximum } from "../argerror/index.js";
 import type { MemoryRecord } from "../model/record.js";
 import type { Subject } from "../model/subject.js";
-import { checkArgKinds } from "./arg-kinds.js";
 import type { StoreArgs, StoreBatchArgs } from "./args.js";
 import type { CoreDeps } from "./deps.js";
 import type { Limits } from "./limits.js";
-import { STORE_KINDS } from "./store-kinds.js";
+import { recordArguments } from "./store-kinds.js";
 import { prepareStore } from "./store-memory.js";
-import { rejectUnknownArguments } from "./unknown-arguments.js";
 import { createRecord, embedRecords, type WriteResult } from "./write-record.js";
 
-/** One record's outcome, in request order: stored (or replayed), or refused with what StoreMemory would have thrown. */
+/** One record's outcome, in request order: stored (or replayed), or refused with what its own write would have thrown. */
 export type StoreOutcome = { stored: WriteResult } | { refused: unknown };
 
 /**
@@ -34,7 +32,7 @@ const UNDECODED = Symbol("undecoded record");
 
 /**
  * A record its lane could not decode (an unknown key or a wrongly typed
- * field in Connect's JSON), carrying the refusal StoreMemory gives for it
+ * field in Connect's JSON), carrying the refusal its own write gives for it
  * alone: it keeps its place in the batch, refused in order like any other.
  */
 export function undecodedRecord(refusal: unknown): Record<string, unknown> {
@@ -42,23 +40,19 @@ export function undecodedRecord(refusal: unknown): Record<string, unknown> {
 }
 
 /**
- * One record as store_memory takes its arguments: a JSON null is "not
- * sent", an argument store_memory does not take is refused, then each
- * argument's JSON type. On Connect every record already has exactly these
- * fields, so only a lane forwarding caller JSON (MCP) can fail the first two.
+ * One record's arguments; on Connect every record already has exactly
+ * these fields, so only a lane forwarding caller JSON (MCP) is refused here.
  */
 function recordArgs(raw: Record<string, unknown>): StoreArgs {
   if (UNDECODED in raw) throw (raw as { [UNDECODED]: unknown })[UNDECODED];
-  const args = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== null));
-  rejectUnknownArguments("store_memory", Object.keys(STORE_KINDS), args);
-  return checkArgKinds(STORE_KINDS, args as StoreArgs);
+  return recordArguments(raw);
 }
 
 /** Lets requests that arrived meanwhile (a /healthz, another caller's read) run between two records. */
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
- * StoreMemory for many records. Each record goes through StoreMemory's own
+ * The single write for many records. Each record goes through that write's own
  * checks and idempotency lookup (prepareStore), so it is refused in the same
  * words; a refused record does not refuse the others. The records that pass
  * are embedded EMBED_CHUNK at a time, one embedder call each (the next

@@ -1,6 +1,6 @@
 /**
- * Argument descriptions the MCP tools share: a store's fields (store_memory,
- * each record of store_memories, schedule_memory, supersede_memory), a
+ * Argument descriptions the MCP tools share: a record's write fields (the
+ * single write, each record of a batch, a scheduled or superseding write), a
  * citation's, and the recall filters. Each row of the operation table names
  * the ones it offers; a batch record and a citation list are described by
  * these tables wherever they appear.

@@ -19,7 +19,7 @@ const text = (d: string) => z.string().describe(d).optional();
 /** A citation's fields, as every tool taking citations shows them. */
 const citationShape = Object.fromEntries(Object.entries(CITATION_DOCS).map(([k, d]) => [k, text(d)]));
 
-/** A batch record: store_memory's arguments, as store_memory describes them. */
+/** A batch record: a record's write arguments, described as the single write describes them. */
 const recordShape: z.ZodRawShape = Object.fromEntries(
   Object.entries(STORE_DOCS).map(([k, d]) => [k, fieldOf(STORE_KINDS[k as keyof typeof STORE_KINDS], d)]),
 );
