@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { EXIT } from "../src/argerror/index.js";
 import type { FlipDocument } from "../src/operator-cli/index.js";
-import type { MigrateStatus } from "../src/core/migrate-status.js";
+import type { MigrationStatus } from "../src/core/migrate-status.js";
 import type { MemoryRecord } from "../src/model/record.js";
 import type { ScanReport, VerifyReport } from "../src/operator/index.js";
 import type { MigrateReport, RevertReport } from "../src/store/migrations/index.js";
@@ -152,7 +152,7 @@ describe("engram migrate on Qdrant", { timeout: 180_000 }, () => {
 
     const status = await runEngram(["migrate", "status", "--output", "json"], env);
     expect({ code: status.code, stderr: status.stderr }).toEqual({ code: EXIT.ok, stderr: "" });
-    expect(JSON.parse(status.stdout) as MigrateStatus).toEqual({
+    expect(JSON.parse(status.stdout) as MigrationStatus).toEqual({
       buckets: [{ version: CURRENT_SCHEMA_VERSION, count: 67 }],
       absent: 0,
       future: [],
@@ -193,7 +193,7 @@ describe("engram migrate on Qdrant", { timeout: 180_000 }, () => {
     await seed(alias, [...range(3, null), ...range(4, 1, 10), ...range(5, CURRENT_SCHEMA_VERSION, 20), ...range(2, 9, 30)]);
     const run = await runEngram(["migrate", "status"], env);
     expect({ code: run.code, stderr: run.stderr }).toEqual({ code: EXIT.ok, stderr: "" });
-    expect(JSON.parse(run.stdout) as MigrateStatus).toEqual({
+    expect(JSON.parse(run.stdout) as MigrationStatus).toEqual({
       buckets: [
         { version: 1, count: 4 },
         { version: CURRENT_SCHEMA_VERSION, count: 5 },

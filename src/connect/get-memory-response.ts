@@ -10,7 +10,7 @@ const encoded = new WeakMap<MemoryView, UnknownField[]>();
 const MEMORY_FIELD = GetMemoryResponseSchema.field.memory!.number;
 
 /**
- * A GetMemory answer. In the binary format, a view the core froze (one per
+ * A point read's answer. In the binary format, a view the core froze (one per
  * stored version of a record, see pointView) is encoded once and its bytes
  * are reused by every later read of that version: encoding a full Memory
  * cost more than the read itself. The bytes travel as the response's

@@ -87,7 +87,7 @@ function walkFields(desc: DescMessage, json: JsonObject, prefix: string): void {
 /**
  * Refuses the first field of a JSON body, in the order sent, that the input
  * message does not have: top-level keys first, in MCP's own words
- * (`tag is not an argument of SearchMemories`, `field=request` for a name
+ * (`<key> is not an argument of <method>`, `field=request` for a name
  * that is not a plain identifier), then keys inside nested messages.
  * Anything that is not an object is left to the decoder to refuse.
  */

@@ -32,7 +32,7 @@ export type { SearchDiscoveriesResult } from "./search-discoveries.js";
 export type { ListRulesResult, RuleView } from "./list-rules.js";
 export type { RelatedResult, RelatedEdge } from "./related-memories.js";
 export type { ListTagsResult } from "./list-tags.js";
-export type { MigrateStatus } from "./migrate-status.js";
+export type { MigrationStatus } from "./migrate-status.js";
 export { CITATION_KINDS, MEMORY_CATEGORIES, MEMORY_SOURCES, RECORD_CATEGORIES } from "./validate.js";
 export { kindError, kindMismatch, plainName } from "./arg-kinds.js";
 export { argumentOrder } from "./operations.js";

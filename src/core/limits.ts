@@ -27,7 +27,7 @@ export type Limits = {
   ruleAdvisoryThreshold: number;
   /** Serialized bytes one read may return before it fails as response_too_large. */
   responseBudgetBytes: number;
-  /** Records in one StoreMemories call; more is refused as a whole (the body limit applies as well). */
+  /** Records in one batch write; more is refused as a whole (the body limit applies as well). */
   maxBatchRecords: number;
 };
 

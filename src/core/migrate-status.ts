@@ -1,7 +1,7 @@
 import { CURRENT_SCHEMA_VERSION } from "../store/index.js";
 import type { CoreDeps } from "./deps.js";
 
-export type MigrateStatus = {
+export type MigrationStatus = {
   buckets: { version: number; count: number }[];
   absent: number;
   future: { version: number; count: number }[];
@@ -12,7 +12,7 @@ export type MigrateStatus = {
 };
 
 /** Whole-store histogram; any authenticated caller, no owner filter, read-only. */
-export async function migrateStatus(deps: Pick<CoreDeps, "store">, current = CURRENT_SCHEMA_VERSION): Promise<MigrateStatus> {
+export async function migrateStatus(deps: Pick<CoreDeps, "store">, current = CURRENT_SCHEMA_VERSION): Promise<MigrationStatus> {
   const h = await deps.store.schemaHistogram();
   const versions = [...h.versions].sort((a, b) => a[0] - b[0]).map(([version, count]) => ({ version, count }));
   const buckets = versions.filter((b) => b.version <= current);

@@ -10,8 +10,8 @@ import { checkIdempotency, embedAndCreate, type WriteResult } from "./write-reco
 export type PreparedStore = { replay: WriteResult } | { record: MemoryRecord };
 
 /**
- * Everything StoreMemory does before embedding, in its order: validation,
- * then the idempotency lookup, then the new record. StoreMemories runs it
+ * Everything a single write does before embedding, in its order: validation,
+ * then the idempotency lookup, then the new record. A batch runs it
  * for each record, so a record is refused in the same words either way.
  */
 export async function prepareStore(deps: CoreDeps, subject: Subject, a: StoreArgs): Promise<PreparedStore> {

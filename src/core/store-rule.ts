@@ -20,8 +20,8 @@ export async function storeRule(deps: CoreDeps, subject: Subject, a: StoreRuleAr
   checkRuleSummary(a.summary, deps.limits);
   checkTags(a.tags, deps.limits);
 
-  // An id that names the caller's own record replaces it in place, as
-  // store_discovery does: a create would find the id taken. The replace is
+  // An id that names the caller's own record replaces it in place, as a
+  // discovery's id does: a create would find the id taken. The replace is
   // conditional on the revision read, so a lost race reads the target again
   // (changed, deleted or just created); the text is embedded once.
   let vector: Float32Array | undefined;

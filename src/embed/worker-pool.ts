@@ -18,7 +18,7 @@ export interface WorkerPoolOptions {
 }
 
 /**
- * Texts per pool job by default, the same as StoreMemories' chunk. Measured
+ * Texts per pool job by default, the same as a write batch's chunk. Measured
  * with the local model on short records (bench/rows/bulk-ingestion.ts): the
  * model's throughput per text does not grow past 32 texts a job, so jobs are
  * sized to spread a list over every worker while each stays short.

@@ -100,7 +100,7 @@ export function createMcpServer(
   // Registered on the protocol layer, past the SDK Server's override for
   // tools/call. That override parses the request once more and parses every
   // result against CallToolResultSchema, answering the parsed copy: for a
-  // full record, about 13 µs of a stdio get_memory call went to walking the
+  // full record, about 13 µs of a point read over stdio went to walking the
   // record's keys. Every result here is built by callTool in one of two
   // fixed shapes, which test/mcp-call-result.test.ts holds to that schema,
   // and the client parses it on arrival as well.

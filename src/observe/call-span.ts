@@ -7,7 +7,7 @@ export type CallStart = {
   protocol: CallProtocol;
   /** The RPC's service (engram.v1.EngramService); for MCP, the server's name. */
   service: string;
-  /** The RPC method (SearchMemories) or the MCP tool (search_memory). */
+  /** The RPC method's name or the MCP tool's name. */
   procedure: string;
   /** The request's headers, for a caller's W3C traceparent and tracestate; nothing else is read. */
   headers?: Readonly<Record<string, string | string[] | undefined>>;

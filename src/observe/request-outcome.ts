@@ -12,7 +12,7 @@ export type Lane = "connect" | "mcp";
  */
 export type RequestOutcome = {
   lane: Lane;
-  /** Connect method name (SearchMemories) or MCP tool name (search_memory). */
+  /** The Connect method's name or the MCP tool's name. */
   procedure: string;
   code: Code | "ok";
   durationMs: number;

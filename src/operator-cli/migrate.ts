@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { CliFailure, type OutputMode, progressFor, type ProgressMode, ProgressReporter, table, usageError, writeDocument } from "../cli-kit/index.js";
 import { EXIT, RULES } from "../argerror/index.js";
-import type { MigrateStatus } from "../core/migrate-status.js";
+import type { MigrationStatus } from "../core/migrate-status.js";
 import type { MigrateReport, Progress, RevertReport } from "../store/migrations/index.js";
 import { addBatchSizeFlag, addOutputFlag, addSweepTimeoutFlag, batchSize, Deadline, failure, outputMode, parseSweepTimeout, SCHEMA_SWEEP_BATCH_SIZE, SweepTimeoutError, flagRefusal } from "./common.js";
 import { SWEEP_CHECK, withServingStore, type ServingStore } from "./store.js";
@@ -105,7 +105,7 @@ export function migrateText(r: MigrateReport): string {
   return lines.join("\n");
 }
 
-export function statusText(s: MigrateStatus): string {
+export function statusText(s: MigrationStatus): string {
   return [
     fieldTable([
       ["current_version", s.current_version],

@@ -35,7 +35,7 @@ export class DescriptorIndex {
 
   /**
    * The file declaring a symbol. A method, field, enum value or oneof is
-   * named below its parent ("engram.v1.EngramService.SearchMemories"), so
+   * named below its parent ("engram.v1.EngramService.<Method>"), so
    * trailing components are dropped until a type is found.
    */
   fileOfSymbol(symbol: string): DescFile | undefined {

@@ -12,8 +12,8 @@ import type { MemoryRecord } from "../../model/record.js";
  * in the change log); a point read checks SQLite's data_version before
  * trusting an entry. The decoded record is frozen all the way down and
  * handed to every reader as it is: none can change what the next one sees,
- * and a read pays no JSON.parse (about 0.01 of a Connect GetMemory's ratio
- * to a no-op, in 4 alternating pairs with and without).
+ * and a read pays no JSON.parse (about 0.01 of a point read's ratio to a
+ * no-op over Connect, in 4 alternating pairs with and without).
  */
 export const PAYLOAD_CACHE_MAX_ENTRIES = 4096;
 /** UTF-16 code units of text, about twice as many bytes of heap, and as much again for the decoded records. */

@@ -2,7 +2,7 @@ import { inverse, irreversible, type MigrationStep, type Payload } from "./step.
 
 /**
  * v0 → v1: every record gets a short id. Irreversible: once minted, a short
- * id may already be cited by agents (get_memory, supersede_memory), so
+ * id may already be cited by agents in later calls, so
  * removing it would break references a snapshot restore is the only cure for.
  * The reason is the reference's own text, word for word: operators' scripts
  * match on the refusal it ends up in.

@@ -22,7 +22,7 @@ function bars(r: MigrateStatusResponse): Bar[] {
   return out;
 }
 
-/** The schema-version histogram (MigrateStatus) as a bar chart, with the same numbers in a table. */
+/** The schema-version histogram as a bar chart, with the same numbers in a table. */
 export async function migrationsPage(main: HTMLElement): Promise<void> {
   const errors = rejectionBox();
   main.append(h("h1", { tabindex: "-1" }, "Migration status"), errors);
