@@ -4,9 +4,19 @@ import { defineConfig } from "vitest/config";
  * The end-to-end files that run a second time with every server they start
  * on the loopback Qdrant fake (ENGRAM_TEST_STORE=qdrant-fake; see
  * test/helpers/test-store.ts): every Connect, MCP, CLI-client and server
- * file whose behaviour does not depend on the embedded SQLite file.
+ * file whose records reach the store, and whose behaviour does not depend
+ * on the embedded SQLite file.
  *
  * Embedded-only, and why:
+ * - the lanes' refusals and protocol: connect-decode, connect-validation,
+ *   connect-validation-curation, connect-request-bodies, mcp-arguments,
+ *   mcp-tools-surface, mcp-parity, fuzz-connect, fuzz-mcp, origin,
+ *   listener-limits, grpc-reflection, cli-exit-codes-usage and
+ *   cli-exit-codes-client. What they check is decided before the core asks
+ *   the store anything (or is the lanes agreeing with each other), so the
+ *   store behind the server changes none of it; the files above cover every
+ *   lane's reads and writes on the fake, and store-conformance-qdrant the
+ *   store itself.
  * - storage-faults-start, storage-faults-disk-full, storage-faults-shutdown:
  *   they break the SQLite file itself (tmpfs full, read-only, damaged).
  * - storage-layout-upgrade, migrations, migration-registry, write-path-gate, embedded-store,
@@ -37,38 +47,24 @@ const ON_QDRANT_FAKE = [
   "test/archive-restore.test.ts",
   "test/count-memories.test.ts",
   "test/cli-client.test.ts",
-  "test/cli-exit-codes-client.test.ts",
   "test/cli-exit-codes-operator.test.ts",
-  "test/cli-exit-codes-usage.test.ts",
   "test/cli-operator-migrate.test.ts",
   "test/cli-operator-spine-review.test.ts",
   "test/cli-read-verbs.test.ts",
   "test/cli-remap-owner.test.ts",
   "test/cli-summaries.test.ts",
-  "test/connect-decode.test.ts",
   "test/connect-e2e.test.ts",
-  "test/connect-validation-curation.test.ts",
-  "test/connect-validation.test.ts",
   "test/embed-pool.test.ts",
   "test/embed-unavailable.test.ts",
-  "test/fuzz-connect.test.ts",
-  "test/fuzz-mcp.test.ts",
-  "test/grpc-reflection.test.ts",
-  "test/listener-limits.test.ts",
-  "test/mcp-arguments.test.ts",
   "test/mcp-e2e.test.ts",
-  "test/mcp-parity.test.ts",
   "test/mcp-tools-calls.test.ts",
-  "test/mcp-tools-surface.test.ts",
   "test/metrics.test.ts",
-  "test/origin.test.ts",
   "test/reference-answers.test.ts",
   "test/response-budget.test.ts",
   "test/search-recall.test.ts",
   "test/serve-binary.test.ts",
   "test/supersede.test.ts",
   "test/records-across-lanes.test.ts",
-  "test/connect-request-bodies.test.ts",
   "test/connect-responses.test.ts",
   "test/store-rule-replace.test.ts",
   "test/store-memories.test.ts",
