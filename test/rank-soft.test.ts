@@ -109,6 +109,21 @@ describe("the word vectors kept", () => {
     expect(embedder.words).toEqual(["violin", "cello", "hall", "cello"]);
   });
 
+  it("past a larger capacity, drop the least recently used eighth at once, and keep a word used since", async () => {
+    const embedder = new WordEmbedder();
+    const kept = new WordVectors(embedder, 16 * 3);
+    const words = Array.from({ length: 17 }, (_, i) => `w${i}`);
+    for (const w of words.slice(0, 16)) await kept.lookup([w]);
+    await kept.lookup(["w0"]);
+    await kept.lookup(["w16"]);
+    expect(kept.size).toBe(14);
+    const asked = embedder.words.length;
+    await kept.lookup(["w0", "w4", "w16"]);
+    expect(embedder.words.length).toBe(asked);
+    await kept.lookup(["w1", "w2", "w3"]);
+    expect(embedder.words.slice(asked)).toEqual(["w1", "w2", "w3"]);
+  });
+
   it("embed a word once when two lookups ask for it together, and hand both its vector", async () => {
     const embedder = new WordEmbedder();
     const kept = new WordVectors(embedder);

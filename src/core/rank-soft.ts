@@ -43,11 +43,8 @@ export async function withSoftTerms(
   for (const list of lists) {
     for (const h of list.slice(0, RANKING.softRecords)) for (const w of recordWords(h.record)) if (!row.has(w)) row.set(w, row.size * asked.length);
   }
-  const vectors = await wordVectorsOf(embedder).lookup([...asked.map((q) => q.word), ...row.keys()]);
-  const near = await nearness(
-    asked.map((q) => vectors.get(q.word)!),
-    [...row.keys()].map((w) => vectors.get(w)!),
-  );
+  const vectors = await wordVectorsOf(embedder).vectorsOf([...asked.map((q) => q.word), ...row.keys()]);
+  const near = await nearness(vectors.slice(0, asked.length), vectors.slice(asked.length));
   return lists.map((list) =>
     list
       .map((h, at) => {
