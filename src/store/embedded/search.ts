@@ -166,7 +166,7 @@ export class Search {
     for (let i = 0; i < missing.length; i += IN_LIST_MAX) {
       const part = missing.slice(i, i + IN_LIST_MAX);
       for (const t of part) out.set(t, 0);
-      const rows = this.h.db.prepare(`SELECT term, doc FROM records_terms_vocab WHERE term IN (${part.map(() => "?").join(",")})`).all(...part) as { term: string; doc: number }[];
+      const rows = this.h.stmt(`SELECT term, doc FROM records_terms_vocab WHERE term IN (${part.map(() => "?").join(",")})`).all(...part) as { term: string; doc: number }[];
       for (const r of rows) {
         out.set(r.term, r.doc);
         this.dfCache.set(r.term, r.doc);
