@@ -3,7 +3,7 @@ import type { ScoredRecord } from "../model/record.js";
 import type { Store } from "../store/index.js";
 import { withContext } from "./rank-context.js";
 import { exactFirst } from "./rank-exact.js";
-import { feedbackCandidates, feedbackTexts, firstPass, RANKING, withFeedback } from "./rank.js";
+import { feedbackCandidates, feedbackOf, feedbackTexts, firstPass, RANKING, withFeedback } from "./rank.js";
 import { termWeightsOf, wordsOf } from "./term-weights.js";
 import { withSoftTerms } from "./rank-soft.js";
 
@@ -26,10 +26,11 @@ export async function rankRecall<L extends readonly (readonly ScoredRecord[])[]>
   k: number,
 ): Promise<{ [I in keyof L]: ScoredRecord[] }> {
   const first = lists.map((hits) => firstPass(terms, weights, hits));
-  const extra = [...new Set(first.flatMap((ranked) => feedbackCandidates(ranked, terms, weights)))];
-  const words = wordsOf(first.flatMap((ranked) => feedbackTexts(ranked, terms, weights)));
+  const feedback = first.map((ranked) => feedbackOf(ranked, terms, weights));
+  const extra = [...new Set(feedback.flatMap(feedbackCandidates))];
+  const words = wordsOf(feedback.flatMap(feedbackTexts));
   const more = await termWeightsOf(store, extra, words);
-  const fed = first.map((ranked) => withFeedback(ranked, terms, weights, more));
+  const fed = first.map((ranked, i) => withFeedback(ranked, terms, weights, more, feedback[i]));
   const soft = await withSoftTerms(embedder, query, weights, fed);
   const cosines = new Map(lists.flatMap((hits) => hits.map((h) => [h.record, h.score] as const)));
   return soft.map((ranked) => exactFirst(query, cosines, withContext(ranked, RANKING.depth, Number.MAX_SAFE_INTEGER)).slice(0, k)) as { [I in keyof L]: ScoredRecord[] };

@@ -152,32 +152,36 @@ export function firstPass(terms: readonly string[], weights: ReadonlyMap<string,
  */
 function feedbackRecords(ranked: readonly ScoredRecord[], terms: readonly string[], weights: ReadonlyMap<string, number>): MemoryRecord[] {
   const query = terms.filter((t) => (weights.get(t) ?? 0) > 0);
-  return ranked
-    .filter((h) => query.some((t) => termCounts(h.record).tf.has(t)))
-    .slice(0, RANKING.feedbackRecords)
-    .map((h) => h.record);
+  const out: MemoryRecord[] = [];
+  for (const h of ranked) {
+    if (out.length >= RANKING.feedbackRecords) break;
+    if (query.some((t) => termCounts(h.record).tf.has(t))) out.push(h.record);
+  }
+  return out;
+}
+
+/** A first pass's feedback records, and how many of them hold each term the query lacks, most first (ties by first seen). */
+export type Feedback = { records: readonly MemoryRecord[]; counts: readonly [string, number][] };
+
+/** The feedback of one first pass, found once for the three steps that read it. `weights` are the query terms'. */
+export function feedbackOf(ranked: readonly ScoredRecord[], terms: readonly string[], weights: ReadonlyMap<string, number>): Feedback {
+  const records = feedbackRecords(ranked, terms, weights);
+  const query = new Set(terms);
+  const seen = new Map<string, number>();
+  for (const r of records) {
+    for (const t of termCounts(r).tf.keys()) if (!query.has(t)) seen.set(t, (seen.get(t) ?? 0) + 1);
+  }
+  return { records, counts: [...seen.entries()].sort((x, y) => y[1] - x[1]) };
 }
 
 /** The feedback records' searchable texts: where the feedback terms' written words are found. */
-export function feedbackTexts(ranked: readonly ScoredRecord[], terms: readonly string[], weights: ReadonlyMap<string, number>): string[] {
-  return feedbackRecords(ranked, terms, weights).map((r) => searchableText(r));
+export function feedbackTexts(feedback: Feedback): string[] {
+  return feedback.records.map((r) => searchableText(r));
 }
 
-/** How many feedback records hold each term the query lacks, most first (ties by first seen). */
-function feedbackCounts(ranked: readonly ScoredRecord[], terms: readonly string[], weights: ReadonlyMap<string, number>): [string, number][] {
-  const query = new Set(terms);
-  const seen = new Map<string, number>();
-  for (const r of feedbackRecords(ranked, terms, weights)) {
-    for (const t of termCounts(r).tf.keys()) if (!query.has(t)) seen.set(t, (seen.get(t) ?? 0) + 1);
-  }
-  return [...seen.entries()].sort((x, y) => y[1] - x[1]);
-}
-
-/** Candidate feedback terms, as many as are worth a weight lookup. `weights` are the query terms'. */
-export function feedbackCandidates(ranked: readonly ScoredRecord[], terms: readonly string[], weights: ReadonlyMap<string, number>): string[] {
-  return feedbackCounts(ranked, terms, weights)
-    .slice(0, RANKING.feedbackLookups)
-    .map(([t]) => t);
+/** Candidate feedback terms, as many as are worth a weight lookup. */
+export function feedbackCandidates(feedback: Feedback): string[] {
+  return feedback.counts.slice(0, RANKING.feedbackLookups).map(([t]) => t);
 }
 
 /**
@@ -190,8 +194,9 @@ export function withFeedback(
   terms: readonly string[],
   queryWeights: ReadonlyMap<string, number>,
   weights: ReadonlyMap<string, number>,
+  found: Feedback = feedbackOf(ranked, terms, queryWeights),
 ): ScoredRecord[] {
-  const feedback = feedbackCounts(ranked, terms, queryWeights)
+  const feedback = found.counts
     .slice(0, RANKING.feedbackLookups)
     .map(([t, n]) => ({ t, v: n * (weights.get(t) ?? 0) }))
     .filter((x) => x.v > 0)
