@@ -4,8 +4,7 @@ import { create } from "@bufbuild/protobuf";
 import type { Code } from "@connectrpc/connect";
 import { CliFailure, cliLine, progressMode, ProgressReporter, usageError } from "../cli-kit/index.js";
 import { CONNECT_CODE_NAME, EXIT, exitForConnectCode, isServerText, type ExitCode } from "../argerror/index.js";
-import { DEFAULT_LIMITS, type StoreArgs } from "../core/index.js";
-import { recordArguments } from "../core/store-kinds.js";
+import { DEFAULT_LIMITS, recordArguments, type StoreArgs } from "../core/index.js";
 import {
   StoreMemoriesRequestSchema,
   StoreMemoriesResponseSchema,

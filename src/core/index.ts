@@ -4,7 +4,7 @@ export type { AnyRow, ArgsOf, EveryArgOf, EveryField, OperationName, OperationOf
 export { OPERATION_ROWS } from "./operations.js";
 export type { FieldDoc, Hints, ToolAnswer, ToolLane } from "./operation-row.js";
 export { CITATION_DOCS, STORE_DOCS } from "./tool-field-docs.js";
-export { STORE_KINDS } from "./store-kinds.js";
+export { recordArguments, STORE_KINDS } from "./store-kinds.js";
 export type * from "./args.js";
 export type { CoreDeps, Logger, LogFields } from "./deps.js";
 export { silentLogger } from "./deps.js";
