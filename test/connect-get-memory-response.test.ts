@@ -1,17 +1,19 @@
 import { fromBinary, toBinary, toJson } from "@bufbuild/protobuf";
 import { createHandlerContext } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
-import { getMemoryResponse } from "../src/connect/get-memory-response.js";
+import { memoryAnswerOf } from "../src/connect/memory-answer.js";
 import { toPbMemory } from "../src/connect/index.js";
 import { answersInBinary } from "../src/connect/wire-format.js";
 import { pointView } from "../src/core/view.js";
-import { EngramService, GetMemoryResponseSchema } from "../src/gen/engram/v1/engram_pb.js";
+import { EngramService, GetMemoryResponseSchema, type GetMemoryResponse } from "../src/gen/engram/v1/engram_pb.js";
 import { deepFreeze } from "../src/model/deep-freeze.js";
 import { syntheticRecord } from "./helpers/synthetic-record.js";
 
 /** A record as the embedded store hands a point read out: frozen all the way down. */
 const frozenRecord = (i: number, extra = {}) =>
   deepFreeze({ ...syntheticRecord(i), access_count: 3, last_accessed_at: "2026-11-30T10:00:00.250Z", ...extra });
+
+const getMemoryResponse = memoryAnswerOf<GetMemoryResponse>(GetMemoryResponseSchema)!;
 
 const asSent = (view: Parameters<typeof toPbMemory>[0]) =>
   toBinary(GetMemoryResponseSchema, { $typeName: "engram.v1.GetMemoryResponse", memory: toPbMemory(view) });
@@ -46,6 +48,11 @@ describe("a GetMemory answer", () => {
     const r = getMemoryResponse(fresh, true);
     expect(r.$unknown).toBeUndefined();
     expect(r.memory?.content).toBe(fresh.content);
+  });
+
+  it("is how only a response of one Memory answers: any other response is built from its fields", () => {
+    const oneMemory = EngramService.methods.filter((m) => memoryAnswerOf(m.output) !== undefined).map((m) => m.name);
+    expect(oneMemory).toEqual(["GetMemory"]);
   });
 
   it("the view of a frozen record is one view, built once, that no caller can change", () => {

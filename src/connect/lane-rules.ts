@@ -6,7 +6,7 @@
  */
 import { create } from "@bufbuild/protobuf";
 import type { HandlerContext } from "@connectrpc/connect";
-import { undecodedRecord, type ArchiveRow, type Logger, type MemoryView, type OperationName, type RelatedEdge, type RelatedResult, type StoreOutcome } from "../core/index.js";
+import { undecodedRecord, type ArchiveRow, type Logger, type OperationName, type RelatedEdge, type RelatedResult, type StoreOutcome } from "../core/index.js";
 import {
   CitationEvidenceSchema,
   CitationRefSchema,
@@ -26,10 +26,8 @@ import {
   type StoreMemoriesRequest,
 } from "../gen/engram/v1/engram_pb.js";
 import { enumArg, opt, storeArgs, toPbMemory } from "./convert.js";
-import { getMemoryResponse } from "./get-memory-response.js";
 import { refusedRecords } from "./records-apart.js";
 import { storeMemoriesResponse } from "./store-memories-response.js";
-import { answersInBinary } from "./wire-format.js";
 
 export type LaneRule = {
   /** Core arguments this lane does not send (the request has no such field). */
@@ -43,8 +41,6 @@ export type LaneRule = {
 };
 
 export const LANE_RULES: Readonly<Partial<Record<OperationName, LaneRule>>> = {
-  // A point read answers from its encoded bytes when it can (see get-memory-response.ts).
-  getMemory: { answer: (m: MemoryView, ctx) => getMemoryResponse(m, answersInBinary(ctx)) },
   // Records the JSON gate refused one by one reach the core as refusals of their own, so the others are still stored.
   storeMemories: {
     args: (req: StoreMemoriesRequest, ctx) => {

@@ -1,11 +1,13 @@
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
-import { OPERATION_ROWS, type Core, type Logger, type OperationName, type Subject } from "../core/index.js";
+import { OPERATION_ROWS, type Core, type Logger, type MemoryView, type OperationName, type Subject } from "../core/index.js";
 import { EngramService } from "../gen/engram/v1/engram_pb.js";
 import { toConnectError } from "./error-mapper.js";
 import { LANE_RULES } from "./lane-rules.js";
+import { memoryAnswerOf } from "./memory-answer.js";
 import { argsReader } from "./request-args.js";
 import { responseMessage } from "./response-message.js";
 import { requireSubject } from "./subject-context.js";
+import { answersInBinary } from "./wire-format.js";
 
 const LANE = "connect" as const;
 
@@ -25,7 +27,8 @@ type Handler = (req: object, ctx: HandlerContext) => Promise<unknown>;
  * The Connect lane, derived from the operation table: each RPC reads its
  * request by its row's kinds, calls the core with this lane's name where the
  * operation takes one, and builds its response from the result, except where
- * lane-rules.ts says otherwise. Nothing here validates or picks a default.
+ * lane-rules.ts says otherwise; a response of one Memory answers from the
+ * result view (memory-answer.ts). Nothing here validates or picks a default.
  */
 export function engramServiceImpl(core: Core, log: Logger): ServiceImpl<typeof EngramService> {
   const impl: Record<string, Handler> = {};
@@ -39,9 +42,12 @@ export function engramServiceImpl(core: Core, log: Logger): ServiceImpl<typeof E
     const call: (s: Subject, a: unknown) => Promise<unknown> =
       row.form === "laned" ? (s, a) => fn(s, a, LANE) : row.form === "plain" ? (s, a) => fn(s, a) : row.form === "subject" ? (s) => fn(s) : () => fn();
     const shape = rule.shape as ((r: unknown) => Record<string, unknown>) | undefined;
+    const memory = memoryAnswerOf(method.output);
     const answer =
       (rule.answer as ((r: unknown, ctx: HandlerContext, log: Logger) => unknown) | undefined) ??
-      ((r: unknown) => responseMessage(method.output, shape ? shape(r) : (r as Record<string, unknown> | undefined)));
+      (memory !== undefined && shape === undefined
+        ? (r: unknown, ctx: HandlerContext) => memory(r as MemoryView, answersInBinary(ctx))
+        : (r: unknown) => responseMessage(method.output, shape ? shape(r) : (r as Record<string, unknown> | undefined)));
     impl[row.name] = async (req, ctx) => {
       try {
         const subject = requireSubject(ctx);

@@ -1,7 +1,7 @@
 import { engram } from "../client.js";
 import { field, h, replace, text } from "../dom.js";
 import { count, filterControls, filterParams, paramValues, readFilters } from "../filters.js";
-import { emptyScopeNote } from "../empty-scope.js";
+import { emptyScopeNote } from "../scopes.js";
 import { hiddenSummary } from "../format.js";
 import { rejectionBox, showRejection, clearRejection } from "../rejection.js";
 import { recordTable } from "../selection.js";

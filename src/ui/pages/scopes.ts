@@ -1,15 +1,15 @@
-import { engram } from "../client.js";
 import { append, h } from "../dom.js";
 import { rejectionBox, showRejection } from "../rejection.js";
+import { readableScopes } from "../scopes.js";
 
 export async function scopesPage(main: HTMLElement): Promise<void> {
   const errors = rejectionBox();
   main.append(h("h1", { tabindex: "-1" }, "Scopes"), errors);
   try {
-    const r = await engram.listScopes({});
+    const { scopes, approximate } = await readableScopes();
     append(
       main,
-      r.scopes.length === 0
+      scopes.length === 0
         ? h("p", { class: "empty" }, "No readable records yet.")
         : h(
             "div",
@@ -22,13 +22,13 @@ export async function scopesPage(main: HTMLElement): Promise<void> {
               h(
                 "tbody",
                 {},
-                ...r.scopes.map((s) =>
+                ...scopes.map((s) =>
                   h("tr", {}, h("td", {}, h("a", { href: `#/records/${encodeURIComponent(s.scope)}` }, s.scope)), h("td", { class: "num" }, String(s.count))),
                 ),
               ),
             ),
           ),
-      r.approximate ? h("p", { class: "note" }, "The scan hit its cap: the counts are approximate.") : null,
+      approximate ? h("p", { class: "note" }, "The scan hit its cap: the counts are approximate.") : null,
     );
   } catch (err) {
     showRejection(errors, err);

@@ -2,7 +2,7 @@ import { LANE_POLICY } from "../../core/limits.js";
 import { engram } from "../client.js";
 import { checked, field, h, replace, text, toggle } from "../dom.js";
 import { count, filterControls, readFilters } from "../filters.js";
-import { emptyScopeNote } from "../empty-scope.js";
+import { emptyScopeNote } from "../scopes.js";
 import { hiddenSummary } from "../format.js";
 import { rejectionBox, showRejection, clearRejection } from "../rejection.js";
 import { recordTable } from "../selection.js";

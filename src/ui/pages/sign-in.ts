@@ -1,6 +1,6 @@
-import { engram } from "../client.js";
 import { field, h, text } from "../dom.js";
 import { rejectionBox, showRejection, clearRejection } from "../rejection.js";
+import { readableScopes } from "../scopes.js";
 import { authInfo, forgetToken, signIn } from "../session.js";
 
 /** Why a sign-in through the issuer came back without a session, by the word the server put in the URL. */
@@ -16,8 +16,8 @@ const SESSION_ENDED = "Your session has ended (you signed out, or it expired). S
 
 /**
  * Sign in through the server's identity provider when it has one, or with a
- * bearer token, or continue without one on an anonymous server; ListScopes
- * proves a token works.
+ * bearer token, or continue without one on an anonymous server; listing the
+ * readable scopes proves a token works.
  */
 export async function signInPage(main: HTMLElement, params: URLSearchParams = new URLSearchParams()): Promise<void> {
   const errors = rejectionBox();
@@ -25,7 +25,7 @@ export async function signInPage(main: HTMLElement, params: URLSearchParams = ne
     clearRejection(errors, form);
     signIn(bearer);
     try {
-      await engram.listScopes({});
+      await readableScopes();
       location.hash = "#/scopes";
     } catch (err) {
       forgetToken();

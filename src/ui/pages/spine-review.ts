@@ -1,6 +1,7 @@
 import { engram } from "../client.js";
 import { h } from "../dom.js";
 import { rejectionBox, showRejection } from "../rejection.js";
+import { readableScopes } from "../scopes.js";
 
 /**
  * spine-review scan has no RPC: it is an operator verb that opens the store
@@ -25,7 +26,7 @@ export async function spineReviewPage(main: HTMLElement): Promise<void> {
     errors,
   );
   try {
-    const scopes = (await engram.listScopes({})).scopes.slice(0, MAX_SCOPES);
+    const scopes = (await readableScopes()).scopes.slice(0, MAX_SCOPES);
     const rows = await Promise.all(
       scopes.map(async (s) => {
         const [visible, lifted] = await Promise.all([

@@ -3,6 +3,15 @@ import { engram } from "./client.js";
 import { h } from "./dom.js";
 
 /**
+ * The scopes the caller may read, with their record counts and whether the
+ * scan hit its cap: the one place the console asks, whether for the scope
+ * list, the spine review, the empty-scope note or to prove a token works.
+ */
+export async function readableScopes() {
+  return engram.listScopes({});
+}
+
+/**
  * Beside an empty answer for one named scope: when the caller holds no
  * record there at all (a typo, not records the recall gate hides), a note
  * that says so and links the caller's nearest scopes. Nothing otherwise,
@@ -12,7 +21,7 @@ export async function emptyScopeNote(scope: string): Promise<HTMLElement | null>
   if (scope === "") return null;
   let scopes: string[];
   try {
-    scopes = (await engram.listScopes({})).scopes.map((s) => s.scope);
+    scopes = (await readableScopes()).scopes.map((s) => s.scope);
   } catch {
     return null;
   }
