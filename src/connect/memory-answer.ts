@@ -4,9 +4,6 @@ import type { MemoryView } from "../core/index.js";
 import { MemorySchema } from "../gen/engram/v1/engram_pb.js";
 import { toPbMemory } from "./convert.js";
 
-/** A frozen view's Memory, encoded, per response field number; it goes when the view does. */
-const encoded = new WeakMap<MemoryView, Map<number, UnknownField[]>>();
-
 /**
  * How a response whose one field is a Memory (a point read's) answers from
  * the result view itself, or undefined for any other response.
@@ -24,15 +21,15 @@ export function memoryAnswerOf<T extends Message>(desc: DescMessage): ((view: Me
   const [only, ...rest] = desc.fields;
   if (only === undefined || rest.length > 0 || only.fieldKind !== "message" || only.message.typeName !== MemorySchema.typeName) return undefined;
   const { number: no, localName } = only;
+  // The Memory field, encoded, per frozen view; it goes when the view does.
+  const encoded = new WeakMap<MemoryView, UnknownField[]>();
   return (view, binary) => {
     if (binary && Object.isFrozen(view)) {
-      let byField = encoded.get(view);
-      if (byField === undefined) encoded.set(view, (byField = new Map()));
-      let fields = byField.get(no);
+      let fields = encoded.get(view);
       if (fields === undefined) {
         const data = new BinaryWriter().bytes(toBinary(MemorySchema, toPbMemory(view))).finish();
         fields = [{ no, wireType: WireType.LengthDelimited, data }];
-        byField.set(no, fields);
+        encoded.set(view, fields);
       }
       return { $typeName: desc.typeName, $unknown: fields } as unknown as T;
     }
