@@ -59,6 +59,9 @@ const SILENT: Logger = { info() {}, warn() {}, error() {} };
  * evidence that the file once held records, and the integrity check and
  * write health that decide whether the store may be used at all.
  */
+/** The main connection's page cache, in KiB. */
+export const PAGE_CACHE_KIB = 64 * 1024;
+
 export class StoreHandle {
   readonly db: SqliteDatabase;
   readonly log: Logger;
@@ -85,6 +88,11 @@ export class StoreHandle {
       // Statement journals (one per UPDATE inside a sweep's transaction) and
       // the sweep's pin tables stay in memory instead of a temporary file.
       db.pragma("temp_store = MEMORY");
+      // A search reads a couple of hundred candidate rows, their terms'
+      // postings and counts, all over the file: with SQLite's default 2 MiB
+      // of page cache nearly every one was a read() from the OS again. The
+      // cache fills only as pages are read, up to this bound.
+      db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
       registerTermFunction(db);
       upgradeLayout(db, this.log);
       dropWordIndex(db, this.log);
