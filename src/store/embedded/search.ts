@@ -1,11 +1,11 @@
 import type { ScoredRecord } from "../../model/record.js";
 import { distinctTerms } from "../../model/lexical-terms.js";
-import { decodeRecord } from "../codec.js";
 import { matches } from "../record-filter.js";
 import type { RecordQuery } from "../store.js";
 import { dot } from "../inner-products.js";
 import { clampCosine, termWeight } from "../term-weight.js";
 import { toFloat32 } from "../vector-bytes.js";
+import { DecodedRows } from "./decoded-rows.js";
 import { TopK } from "./exact-scan.js";
 import { IN_LIST_MAX, type StoreHandle } from "./handle.js";
 import type { Mirror } from "./mirror.js";
@@ -70,7 +70,7 @@ export class Search {
     const rids = [...scored.keys()];
     const rows = rids.length === 0 ? [] : (this.h.stmt(`SELECT rid, payload FROM records WHERE rid IN (${rids.map(() => "?").join(",")})`).all(...rids) as { rid: number; payload: string }[]);
     return rows
-      .map((r) => ({ record: decodeRecord(r.payload), score: clampCosine(scored.get(r.rid)!) }))
+      .map((r) => ({ record: this.decoded.record(r.rid, r.payload), score: clampCosine(scored.get(r.rid)!) }))
       .sort((x, y) => y.score - x.score || (x.record.id < y.record.id ? -1 : 1));
   }
 
@@ -175,6 +175,7 @@ export class Search {
     return out;
   }
 
+  private readonly decoded = new DecodedRows();
   private readonly dfCache = new Map<string, number>();
   private dfCacheSeq = 0;
 
