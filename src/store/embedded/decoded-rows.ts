@@ -3,18 +3,19 @@ import type { MemoryRecord } from "../../model/record.js";
 import { decodeRecord } from "../codec.js";
 
 /**
- * Records decoded for searches, by rid, each with the payload text it was
- * decoded from: a record that comes back as a candidate of a later search
- * with the very same payload is handed out as the same frozen object, with
- * no JSON.parse and nothing new for the collector, and the core's per-object
- * memo of its terms holds. A changed payload is decoded afresh, so nothing
- * here can be staler than the row just read. Bounded; past the bound the
+ * Records a search decoded, by rid, kept beside the mirror and dropped with
+ * a record's attributes, exactly as the payload cache is (mirror.ts): an
+ * entry is never older than the mirror, which a search catches up first.
+ * A candidate found here is neither read from SQLite nor parsed again, and
+ * comes back as the same frozen object, so the core's memo of its terms
+ * holds. Reading and decoding a search's couple of hundred candidate rows
+ * was a third of the store's part of a search. Bounded; past the bound the
  * oldest eighth goes.
  */
 export const DECODED_MAX_ENTRIES = 16_384;
 
 export class DecodedRows {
-  private readonly rows = new Map<number, { payload: string; record: MemoryRecord }>();
+  private readonly rows = new Map<number, MemoryRecord>();
 
   constructor(private readonly max = DECODED_MAX_ENTRIES) {}
 
@@ -22,12 +23,15 @@ export class DecodedRows {
     return this.rows.size;
   }
 
-  record(rid: number, payload: string): MemoryRecord {
-    const kept = this.rows.get(rid);
-    if (kept !== undefined && kept.payload === payload) return kept.record;
+  get(rid: number): MemoryRecord | undefined {
+    return this.rows.get(rid);
+  }
+
+  /** Decodes a payload just read, keeps the record and hands it out, frozen. */
+  set(rid: number, payload: string): MemoryRecord {
     const record = deepFreeze(decodeRecord(payload));
-    if (kept !== undefined) this.rows.delete(rid);
-    this.rows.set(rid, { payload, record });
+    this.rows.delete(rid);
+    this.rows.set(rid, record);
     if (this.rows.size > this.max) {
       let drop = Math.floor(this.max / 8);
       for (const key of this.rows.keys()) {
@@ -36,5 +40,13 @@ export class DecodedRows {
       }
     }
     return record;
+  }
+
+  delete(rid: number): void {
+    this.rows.delete(rid);
+  }
+
+  clear(): void {
+    this.rows.clear();
   }
 }

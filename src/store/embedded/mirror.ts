@@ -1,6 +1,7 @@
 import { citationKey, type RecordAttrs } from "../record-filter.js";
 import { toFloat32 } from "../vector-bytes.js";
 import type { StoreHandle } from "./handle.js";
+import { DecodedRows } from "./decoded-rows.js";
 import { PayloadCache } from "./payload-cache.js";
 import type { IndexedColumns } from "../codec.js";
 import { CHANGE_LOG_HEAD_SQL, MIRRORED_COLUMNS } from "./sqlite-schema.js";
@@ -27,8 +28,9 @@ const ATTR_COLUMNS = `rid, ${MIRRORED_COLUMNS.join(", ")}, json_extract(payload,
  * this connection's writes and every other connection's are caught up by
  * `sync`. The same pass feeds the vector index its changed vectors, so the
  * index's catch-up state lives here too; vector-keeper.ts opens, catches
- * up and saves the index itself. Recently read payloads are kept beside
- * the mirror and dropped with a record's attributes.
+ * up and saves the index itself. Recently read payloads, and the records
+ * searches decoded, are kept beside the mirror and dropped with a record's
+ * attributes.
  */
 export class Mirror {
   readonly attrs = new Map<number, RecordAttrs>();
@@ -58,6 +60,8 @@ export class Mirror {
   dataVersion = -1;
   /** Point reads' payload texts; a rid is dropped wherever its attributes are. */
   readonly payloads = new PayloadCache();
+  /** Records searches decoded, dropped wherever a payload is. */
+  readonly searched = new DecodedRows();
 
   constructor(private readonly h: StoreHandle) {}
 
@@ -70,6 +74,7 @@ export class Mirror {
   private beginLoad(): void {
     this.attrs.clear();
     this.payloads.clear();
+    this.searched.clear();
     this.ridById.clear();
     this.ridsByScope.clear();
     this.scopeStats.clear();
@@ -122,7 +127,10 @@ export class Mirror {
     if (!force && dv === this.dataVersion) return;
     // Another connection committed: a sweep's quiet writes rewrite payloads
     // without a change-log row, so no cached text can be trusted past it.
-    if (dv !== this.dataVersion) this.payloads.clear();
+    if (dv !== this.dataVersion) {
+      this.payloads.clear();
+      this.searched.clear();
+    }
     this.dataVersion = dv;
     const changes = this.h.stmt("SELECT seq, rid, vec FROM change_log WHERE seq > ? ORDER BY seq").all(this.lastSeq) as {
       seq: number;
@@ -188,6 +196,7 @@ export class Mirror {
 
   private dropAttrs(rid: number): void {
     this.payloads.delete(rid);
+    this.searched.delete(rid);
     const a = this.attrs.get(rid);
     if (!a) return;
     this.attrs.delete(rid);

@@ -125,7 +125,10 @@ export class RecordWrites {
       // A quiet write leaves no change-log row for sync() to drop the text by.
       if (found && quiet) {
         const rid = stored?.rid ?? this.m.ridById.get(c.id);
-        if (rid !== undefined) this.m.payloads.delete(rid);
+        if (rid !== undefined) {
+          this.m.payloads.delete(rid);
+          this.m.searched.delete(rid);
+        }
       }
       if (found && vector) this.writeVector(c.id, vector);
       return found;

@@ -5,7 +5,6 @@ import type { RecordQuery } from "../store.js";
 import { dot } from "../inner-products.js";
 import { clampCosine, termWeight } from "../term-weight.js";
 import { toFloat32 } from "../vector-bytes.js";
-import { DecodedRows } from "./decoded-rows.js";
 import { TopK } from "./exact-scan.js";
 import { IN_LIST_MAX, type StoreHandle } from "./handle.js";
 import type { Mirror } from "./mirror.js";
@@ -67,11 +66,19 @@ export class Search {
       for (const hit of index.scoreKeys(vector, stale.length === 0 ? missing : missing.filter((rid) => !pending.has(rid)))) scored.set(hit.key, hit.score);
       for (const hit of this.scorePending(stale, vector)) scored.set(hit.key, hit.score);
     }
-    const rids = [...scored.keys()];
-    const rows = rids.length === 0 ? [] : (this.h.stmt(`SELECT rid, payload FROM records WHERE rid IN (${rids.map(() => "?").join(",")})`).all(...rids) as { rid: number; payload: string }[]);
-    return rows
-      .map((r) => ({ record: this.decoded.record(r.rid, r.payload), score: clampCosine(scored.get(r.rid)!) }))
-      .sort((x, y) => y.score - x.score || (x.record.id < y.record.id ? -1 : 1));
+    const out: ScoredRecord[] = [];
+    const unread: number[] = [];
+    for (const [rid, score] of scored) {
+      const record = this.m.searched.get(rid);
+      if (record === undefined) unread.push(rid);
+      else out.push({ record, score: clampCosine(score) });
+    }
+    for (let i = 0; i < unread.length; i += IN_LIST_MAX) {
+      const part = unread.slice(i, i + IN_LIST_MAX);
+      const rows = this.h.stmt(`SELECT rid, payload FROM records WHERE rid IN (${part.map(() => "?").join(",")})`).all(...part) as { rid: number; payload: string }[];
+      for (const r of rows) out.push({ record: this.m.searched.set(r.rid, r.payload), score: clampCosine(scored.get(r.rid)!) });
+    }
+    return out.sort((x, y) => y.score - x.score || (x.record.id < y.record.id ? -1 : 1));
   }
 
   termRecordCount(): number {
@@ -175,7 +182,6 @@ export class Search {
     return out;
   }
 
-  private readonly decoded = new DecodedRows();
   private readonly dfCache = new Map<string, number>();
   private dfCacheSeq = 0;
 
