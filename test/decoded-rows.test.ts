@@ -66,9 +66,9 @@ describe("the records a search decodes, kept beside the mirror", () => {
   it("hold no more payload characters than their bound, and no record over a sixteenth of it", () => {
     const rows = new DecodedRows(1000, 16_000);
     const big = encodeRecord({ ...syntheticRecord(1), content: "x".repeat(2000) }).payload;
-    rows.set(1, big);
+    rows.keep(1, big);
     expect(rows.get(1)).toBeUndefined();
-    for (let i = 0; i < 100; i++) rows.set(100 + i, encodeRecord({ ...syntheticRecord(i), content: "y".repeat(400) }).payload);
+    for (let i = 0; i < 100; i++) rows.keep(100 + i, encodeRecord({ ...syntheticRecord(i), content: "y".repeat(400) }).payload);
     const size = encodeRecord({ ...syntheticRecord(0), content: "y".repeat(400) }).payload.length;
     expect(rows.size * size).toBeLessThanOrEqual(16_000);
     expect(rows.get(199)).toBeDefined();
@@ -76,7 +76,7 @@ describe("the records a search decodes, kept beside the mirror", () => {
 
   it("hold no more records than their bound", () => {
     const rows = new DecodedRows(64);
-    for (let i = 0; i < 200; i++) rows.set(i, encodeRecord(syntheticRecord(i)).payload);
+    for (let i = 0; i < 200; i++) rows.keep(i, encodeRecord(syntheticRecord(i)).payload);
     expect(rows.size).toBeLessThanOrEqual(64);
     expect(rows.get(199)?.id).toBe(syntheticRecord(199).id);
     expect(rows.get(0)).toBeUndefined();

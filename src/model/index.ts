@@ -12,3 +12,4 @@ export { ModuleLoadError, REINSTALL, loadFailureReason } from "./module-load-err
 export { noteOnSpan, setTraceHook, traceContext, traced, tracingOn } from "./trace-hook.js";
 export type { SpanAttributes, SpanNotes, SpanOptions, SpanValue, TraceContext, TraceHook } from "./trace-hook.js";
 export { isUuid } from "./uuid.js";
+export { SizedCache } from "./sized-cache.js";

@@ -76,7 +76,7 @@ export class Search {
     for (let i = 0; i < unread.length; i += IN_LIST_MAX) {
       const part = unread.slice(i, i + IN_LIST_MAX);
       const rows = this.h.stmt(`SELECT rid, payload FROM records WHERE rid IN (${part.map(() => "?").join(",")})`).all(...part) as { rid: number; payload: string }[];
-      for (const r of rows) out.push({ record: this.m.searched.set(r.rid, r.payload), score: clampCosine(scored.get(r.rid)!) });
+      for (const r of rows) out.push({ record: this.m.searched.keep(r.rid, r.payload), score: clampCosine(scored.get(r.rid)!) });
     }
     return out.sort((x, y) => y.score - x.score || (x.record.id < y.record.id ? -1 : 1));
   }

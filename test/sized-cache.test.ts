@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { SizedCache } from "../src/model/sized-cache.js";
+
+describe("a cache bounded by entries and by size", () => {
+  it("lets the oldest entries go first once it holds too many", () => {
+    const cache = new SizedCache<number, string>(16, 1_000);
+    for (let i = 0; i < 17; i++) cache.set(i, `v${i}`, 1);
+    expect(cache.size).toBeLessThanOrEqual(16);
+    expect(cache.get(0)).toBeUndefined();
+    expect(cache.get(16)).toBe("v16");
+  });
+
+  it("lets entries go until their sizes fit, and keeps none bigger than a sixteenth of the bound", () => {
+    const cache = new SizedCache<number, string>(1_000, 160);
+    cache.set(0, "too big", 11);
+    expect(cache.get(0)).toBeUndefined();
+    for (let i = 1; i <= 20; i++) cache.set(i, `v${i}`, 10);
+    expect(cache.size).toBeLessThanOrEqual(16);
+    expect(cache.get(20)).toBe("v20");
+  });
+
+  it("counts a replaced or deleted entry's size no more", () => {
+    const cache = new SizedCache<number, string>(1_000, 160);
+    for (let i = 0; i < 16; i++) cache.set(i, `v${i}`, 10);
+    cache.set(3, "again", 10);
+    cache.delete(4);
+    cache.set(99, "fits", 10);
+    expect(cache.size).toBe(16);
+    expect(cache.get(0)).toBe("v0");
+  });
+});
