@@ -147,10 +147,14 @@ export class EmbeddedStore implements Store, MigrationStore {
     return waiting;
   }
 
+  /** Builds what the term index lacks, then keeps its terms' counts (document-frequencies.ts). */
   private async buildTerms(): Promise<void> {
-    if (this.h.closed || this.termsComplete) return;
-    await buildTermIndex(this.h.db, this.h.log, () => this.h.yieldSlice());
-    this.termsComplete = termIndexComplete(this.h.db);
+    if (this.h.closed) return;
+    if (!this.termsComplete) {
+      await buildTermIndex(this.h.db, this.h.log, () => this.h.yieldSlice());
+      this.termsComplete = termIndexComplete(this.h.db);
+    }
+    if (this.termsComplete) await this.searcher.frequencies.fill();
   }
 
   // ---- reads ------------------------------------------------------------------

@@ -5,6 +5,7 @@ import type { RecordQuery } from "../store.js";
 import { dot } from "../inner-products.js";
 import { clampCosine, termWeight } from "../term-weight.js";
 import { toFloat32 } from "../vector-bytes.js";
+import { DocumentFrequencies } from "./document-frequencies.js";
 import { TopK } from "./exact-scan.js";
 import { IN_LIST_MAX, type StoreHandle } from "./handle.js";
 import type { Mirror } from "./mirror.js";
@@ -28,7 +29,12 @@ export class Search {
     private readonly keeper: VectorKeeper,
     /** Starts the term-index build when it is not complete and no warm-up runs (a process that never warms up: engram mcp). */
     private readonly warmTerms: () => void,
-  ) {}
+  ) {
+    this.frequencies = new DocumentFrequencies(h, m);
+  }
+
+  /** How many records hold each term (document-frequencies.ts). */
+  readonly frequencies: DocumentFrequencies;
 
   search(query: RecordQuery, vector: Float32Array, text: string, candidates: number): ScoredRecord[] {
     this.m.sync();
@@ -90,7 +96,7 @@ export class Search {
     this.m.sync();
     const total = Math.max(1, this.m.attrs.size);
     const weights = new Map<string, number>();
-    for (const [t, n] of this.documentFrequencies(terms)) if (n > 0) weights.set(t, termWeight(total, n));
+    for (const [t, n] of this.frequencies.of(terms)) if (n > 0) weights.set(t, termWeight(total, n));
     return weights;
   }
 
@@ -136,54 +142,18 @@ export class Search {
    * that grew with the store (it was 1% of it) made a search at a million
    * records read ten times the rows it read at 100,000. The vector side, and
    * the rarer words of the same query, still find records holding a common
-   * word; the core weighs every query word in every candidate. Document
-   * frequencies are cached; they only steer a heuristic, so the cache is
-   * dropped every few thousand writes.
+   * word; the core weighs every query word in every candidate.
    */
   private selectiveTerms(tokens: string[]): { t: string; n: number }[] {
     if (tokens.length === 0) return [];
     const ceiling = WORD_CEILING;
-    const df = this.documentFrequencies(tokens);
+    const df = this.frequencies.of(tokens);
     return tokens
       .map((t) => ({ t, n: df.get(t) ?? 0 }))
       .filter((x) => x.n > 0 && x.n <= ceiling)
       .sort((x, y) => x.n - y.n)
       .slice(0, 8);
   }
-
-  /**
-   * How many records hold each term, read from the vocabulary in one query.
-   * Cached: the counts steer candidate selection and weigh terms, where a
-   * count a few thousand writes old ranks the same, so the cache is dropped
-   * every few thousand writes. A term no record holds is never cached: the
-   * next write may bring it, and a search for it must find that record.
-   */
-  private documentFrequencies(terms: readonly string[]): Map<string, number> {
-    if (this.dfCache.size > 50_000 || this.m.lastSeq - this.dfCacheSeq > 5_000) {
-      this.dfCache.clear();
-      this.dfCacheSeq = this.m.lastSeq;
-    }
-    const out = new Map<string, number>();
-    const missing: string[] = [];
-    for (const t of new Set(terms)) {
-      const n = this.dfCache.get(t);
-      if (n === undefined) missing.push(t);
-      else out.set(t, n);
-    }
-    for (let i = 0; i < missing.length; i += IN_LIST_MAX) {
-      const part = missing.slice(i, i + IN_LIST_MAX);
-      for (const t of part) out.set(t, 0);
-      const rows = this.h.stmt(`SELECT term, doc FROM records_terms_vocab WHERE term IN (${part.map(() => "?").join(",")})`).all(...part) as { term: string; doc: number }[];
-      for (const r of rows) {
-        out.set(r.term, r.doc);
-        this.dfCache.set(r.term, r.doc);
-      }
-    }
-    return out;
-  }
-
-  private readonly dfCache = new Map<string, number>();
-  private dfCacheSeq = 0;
 
   /** Exact cosine scores of records read straight from SQLite, for the ones the index has not caught up with. */
   private scorePending(rids: readonly number[], query: Float32Array): VectorHit[] {
