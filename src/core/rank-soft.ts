@@ -1,5 +1,5 @@
 import type { Embedder } from "../embed/embedder.js";
-import { innerProductsAbove } from "../store/index.js";
+import { innerProducts } from "../store/index.js";
 import { lexicalWords, searchableText, termCountsAndWords, type LexicalWord } from "../model/lexical-terms.js";
 import type { MemoryRecord, ScoredRecord } from "../model/record.js";
 import { byScore, RANKING, termCounts } from "./rank.js";
@@ -38,24 +38,31 @@ export async function withSoftTerms(
   const asked = queryWords(query, weights);
   const total = asked.reduce((s, w) => s + weights.get(w.term)!, 0);
   if (total === 0) return lists.map((l) => [...l]);
-  // Every distinct word of the candidates looked at gets a row of nearness, one value per query word.
+  // Every distinct word of the candidates looked at gets a row of nearness,
+  // one value per query word; each candidate looked at keeps where its words' rows start.
   const row = new Map<string, number>();
-  for (const list of lists) {
-    for (const h of list.slice(0, RANKING.softRecords)) for (const w of recordWords(h.record)) if (!row.has(w)) row.set(w, row.size * asked.length);
-  }
+  const held = lists.map((list) =>
+    list.slice(0, RANKING.softRecords).map((h) =>
+      recordWords(h.record).map((w) => {
+        let at = row.get(w);
+        if (at === undefined) row.set(w, (at = row.size * asked.length));
+        return at;
+      }),
+    ),
+  );
   const vectors = await wordVectorsOf(embedder).vectorsOf([...asked.map((q) => q.word), ...row.keys()]);
   const near = await nearness(vectors.slice(0, asked.length), vectors.slice(asked.length));
-  return lists.map((list) =>
+  return lists.map((list, l) =>
     list
       .map((h, at) => {
         if (at >= RANKING.softRecords) return h;
         const { tf } = termCounts(h.record);
-        const held = recordWords(h.record).map((w) => row.get(w)!);
+        const rows = held[l]![at]!;
         let soft = 0;
         asked.forEach((q, i) => {
           if (tf.has(q.term)) return;
           let best = 0;
-          for (const r of held) if (near[r + i]! > best) best = near[r + i]!;
+          for (const r of rows) if (near[r + i]! > best) best = near[r + i]!;
           soft += weights.get(q.term)! * best;
         });
         return soft === 0 ? h : { record: h.record, score: h.score + (RANKING.soft * soft) / total };
@@ -71,7 +78,7 @@ export async function withSoftTerms(
  */
 async function nearness(query: readonly Float32Array[], words: readonly Float32Array[]): Promise<Float64Array> {
   const floor = RANKING.softFloor;
-  const out = await innerProductsAbove(words, query, floor);
+  const out = await innerProducts(words, query);
   for (let j = 0; j < out.length; j++) out[j] = out[j]! > floor ? (out[j]! - floor) / (1 - floor) : 0;
   return out;
 }

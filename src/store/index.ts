@@ -16,5 +16,5 @@ export { clampCosine, termWeight } from "./term-weight.js";
 export { newRevision } from "./revision.js";
 export { isUuid } from "../model/uuid.js";
 export { toFloat32 } from "./vector-bytes.js";
-export { innerProductsAbove } from "./inner-products.js";
+export { innerProducts } from "./inner-products.js";
 export { TracedStore } from "./traced-store.js";
