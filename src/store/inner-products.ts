@@ -1,5 +1,8 @@
+import { endianness } from "node:os";
 import type * as Usearch from "usearch";
 import type { Matches } from "./embedded/vector/usearch.js";
+
+const LITTLE_ENDIAN = endianness() === "LE";
 
 /** The rows of one call, laid end to end; reused, as a call gathers a few megabytes. */
 let gathered = new Float32Array(0);
@@ -39,7 +42,14 @@ export async function innerProducts(rows: readonly Float32Array[], queries: read
   const found = usearch.exactSearch(searched, gathered.subarray(0, n * dim), dim, q, usearch.MetricKind.IP, 1);
   // One row comes back as Matches, several as BatchMatches: both hold q (query, 1 - product) pairs per row, in row order.
   const { keys, distances } = found as unknown as Pick<Matches, "keys" | "distances">;
-  for (let r = 0; r < n; r++) for (let j = 0; j < q; j++) out[r * q + Number(keys[r * q + j]!)] = 1 - distances[r * q + j]!;
+  // A key is a query's index, under 2³²: read as the low half of its 64-bit
+  // word, it costs no BigInt per product (there are thousands per search).
+  if (LITTLE_ENDIAN) {
+    const low = new Uint32Array(keys.buffer, keys.byteOffset, keys.length * 2);
+    for (let at = 0; at < n * q; at++) out[at - (at % q) + low[2 * at]!] = 1 - distances[at]!;
+  } else {
+    for (let at = 0; at < n * q; at++) out[at - (at % q) + Number(keys[at]!)] = 1 - distances[at]!;
+  }
   return out;
 }
 
