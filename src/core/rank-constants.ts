@@ -55,8 +55,8 @@ export const RANKING = Object.freeze({
   softFloor: 0.58,
   /** ...over the first this many distinct words of a record... */
   softRecordWords: 32,
-  /** ...for the best this many candidates of the feedback pass (as many as each lane fetches)... */
-  softRecords: 100,
+  /** ...for the best this many candidates of the feedback pass (every one when k is at most the depth)... */
+  softRecords: 200,
   /** ...and of the query... */
   softQueryWords: 16,
   /** ...those weighing at least this share of the heaviest query word. */
