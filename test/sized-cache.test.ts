@@ -28,4 +28,19 @@ describe("a cache bounded by entries and by size", () => {
     expect(cache.size).toBe(16);
     expect(cache.get(0)).toBe("v0");
   });
+
+  it("asked to, keeps the most recently read longest and lets go just enough to fit", () => {
+    const cache = new SizedCache<number, string>(3, 1_000, { byRead: true, justEnough: true });
+    for (let i = 0; i < 3; i++) cache.set(i, `v${i}`, 1);
+    expect(cache.get(0)).toBe("v0");
+    cache.set(3, "v3", 1);
+    expect([cache.has(0), cache.has(1), cache.has(2), cache.has(3)]).toEqual([true, false, true, true]);
+  });
+
+  it("asked to, keeps values up to a larger part of the size bound", () => {
+    const cache = new SizedCache<number, string>(1_000, 40, { largestPart: 4 });
+    cache.set(0, "fits", 10);
+    cache.set(1, "too big", 11);
+    expect([cache.get(0), cache.get(1)]).toEqual(["fits", undefined]);
+  });
 });

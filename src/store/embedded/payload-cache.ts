@@ -1,6 +1,7 @@
 import { decodeRecord } from "../codec.js";
 import { deepFreeze } from "../../model/deep-freeze.js";
 import type { MemoryRecord } from "../../model/record.js";
+import { SizedCache } from "../../model/sized-cache.js";
 
 /**
  * Payload texts of recently read records, by rid, least recently used
@@ -19,70 +20,49 @@ export const PAYLOAD_CACHE_MAX_ENTRIES = 4096;
 /** UTF-16 code units of text, about twice as many bytes of heap, and as much again for the decoded records. */
 export const PAYLOAD_CACHE_MAX_CHARS = 4 * 1024 * 1024;
 
-export class PayloadCache {
-  private readonly texts = new Map<number, string>();
-  private readonly records = new Map<number, MemoryRecord>();
-  private chars = 0;
+/** A held text and, once first read as a record, the record it decodes to. */
+type Held = { text: string; record?: MemoryRecord };
 
-  constructor(
-    private readonly maxEntries = PAYLOAD_CACHE_MAX_ENTRIES,
-    private readonly maxChars = PAYLOAD_CACHE_MAX_CHARS,
-  ) {}
+export class PayloadCache {
+  // Read far more often than written: the least recently read goes first, just
+  // enough to fit, and a text over a quarter of the budget is not kept (it
+  // would push out many small ones for one read).
+  private readonly held: SizedCache<number, Held>;
+
+  constructor(maxEntries = PAYLOAD_CACHE_MAX_ENTRIES, maxChars = PAYLOAD_CACHE_MAX_CHARS) {
+    this.held = new SizedCache(maxEntries, maxChars, { byRead: true, largestPart: 4, justEnough: true });
+  }
 
   get size(): number {
-    return this.texts.size;
+    return this.held.size;
   }
 
   /** Whether a text is held, without counting as a read. */
   has(rid: number): boolean {
-    return this.texts.has(rid);
+    return this.held.has(rid);
   }
 
   get(rid: number): string | undefined {
-    const text = this.texts.get(rid);
-    if (text !== undefined) {
-      // Map order is insertion order: moving the hit to the end keeps it last to go.
-      this.texts.delete(rid);
-      this.texts.set(rid, text);
-    }
-    return text;
+    return this.held.get(rid)?.text;
   }
 
   /** The record a held text decodes to, frozen, decoded on its first read; counts as a read. */
   record(rid: number): MemoryRecord | undefined {
-    const text = this.get(rid);
-    if (text === undefined) return undefined;
-    let rec = this.records.get(rid);
-    if (rec === undefined) {
-      rec = deepFreeze(decodeRecord(text));
-      this.records.set(rid, rec);
-    }
-    return rec;
+    const held = this.held.get(rid);
+    if (held === undefined) return undefined;
+    held.record ??= deepFreeze(decodeRecord(held.text));
+    return held.record;
   }
 
   set(rid: number, text: string): void {
-    // A text bigger than a quarter of the budget would push out many small ones for one read.
-    this.delete(rid);
-    if (text.length > this.maxChars / 4) return;
-    this.texts.set(rid, text);
-    this.chars += text.length;
-    while (this.texts.size > this.maxEntries || this.chars > this.maxChars) {
-      const oldest = this.texts.keys().next().value as number;
-      this.delete(oldest);
-    }
+    this.held.set(rid, { text }, text.length);
   }
 
   delete(rid: number): void {
-    const text = this.texts.get(rid);
-    if (text === undefined) return;
-    this.texts.delete(rid);
-    this.records.delete(rid);
-    this.chars -= text.length;
+    this.held.delete(rid);
   }
 
   clear(): void {
-    this.texts.clear();
-    this.records.clear();
-    this.chars = 0;
+    this.held.clear();
   }
 }
