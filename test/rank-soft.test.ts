@@ -5,6 +5,7 @@ import { WordVectors } from "../src/core/word-vectors.js";
 import type { Embedder } from "../src/embed/embedder.js";
 import { deepFreeze } from "../src/model/deep-freeze.js";
 import type { ScoredRecord } from "../src/model/record.js";
+import { quantize } from "../src/store/index.js";
 import { syntheticRecord } from "./helpers/synthetic-record.js";
 
 /** Word vectors in three dimensions: "violin" sits at cosine 0.9 from "instruments", "cello" at 0.5; every other word is apart from both. */
@@ -122,6 +123,21 @@ describe("the word vectors kept", () => {
     expect(embedder.words.length).toBe(asked);
     await kept.lookup(["w1", "w2", "w3"]);
     expect(embedder.words.slice(asked)).toEqual(["w1", "w2", "w3"]);
+  });
+
+  it("keep a word's codes as quantized from its vector through the drops that compact the rest, and never change codes handed out", async () => {
+    const embedder = new WordEmbedder();
+    const kept = new WordVectors(embedder, 16 * 3);
+    const before = (await kept.lookup(["violin"])).get("violin")!;
+    const handed = [...before.codes];
+    for (let i = 0; i < 40; i++) await kept.lookup(["violin", `w${i}`]);
+    expect(kept.size).toBeLessThanOrEqual(16);
+    const after = (await kept.lookup(["violin"])).get("violin")!;
+    const want = quantize(Float32Array.from(NEAR.violin!));
+    expect([...after.codes]).toEqual([...want.codes]);
+    expect(after.scale).toBe(want.scale);
+    expect([...before.codes]).toEqual(handed);
+    expect(embedder.words.filter((w) => w === "violin")).toHaveLength(1);
   });
 
   it("embed a word once when two lookups ask for it together, and hand both its vector", async () => {

@@ -1,5 +1,5 @@
 import type { Embedder } from "../embed/embedder.js";
-import { innerProducts } from "../store/index.js";
+import { innerProducts, type QuantizedVector } from "../store/index.js";
 import { lexicalWords, searchableText, termCountsAndWords, type LexicalWord } from "../model/lexical-terms.js";
 import type { MemoryRecord, ScoredRecord } from "../model/record.js";
 import { byScore, RANKING, termCounts } from "./rank.js";
@@ -74,9 +74,10 @@ export async function withSoftTerms(
 /**
  * Each word's nearness to each query word, a row per word: the cosine above
  * `softFloor`, scaled to [0, 1]. The products are most of a search's
- * ranking work, so they are computed natively, all in one call.
+ * ranking work, so they are computed natively, all in one call, over the
+ * words' quantized vectors.
  */
-async function nearness(query: readonly Float32Array[], words: readonly Float32Array[]): Promise<Float64Array> {
+async function nearness(query: readonly QuantizedVector[], words: readonly QuantizedVector[]): Promise<Float64Array> {
   const floor = RANKING.softFloor;
   const out = await innerProducts(words, query);
   for (let j = 0; j < out.length; j++) out[j] = out[j]! > floor ? (out[j]! - floor) / (1 - floor) : 0;

@@ -1,11 +1,17 @@
 import type { Embedder } from "../embed/embedder.js";
+import { quantize, type QuantizedVector } from "../store/index.js";
+import { CodeArena } from "./code-arena.js";
 
 /**
- * Floats of word vectors kept per embedder (32 MiB): 16,384 words of the
- * bundled model's 512 dimensions. A store's words repeat from one search to
- * the next, so most searches embed none or a few.
+ * Bytes of word vectors kept per embedder (16 MiB): 32,768 words of the
+ * bundled model's 512 dimensions, a byte each (quantized-vector.ts). A
+ * store's words repeat from one search to the next, so most searches embed
+ * none or a few.
  */
-export const WORD_VECTOR_FLOATS = 8 * 1024 * 1024;
+export const WORD_VECTOR_BYTES = 16 * 1024 * 1024;
+
+/** Words whose codes one chunk of the arena holds (code-arena.ts): 512 KiB at 512 dimensions. */
+export const ARENA_CHUNK = 1024;
 
 /** Words embedded by one background call: many short words to a call cost little each. */
 export const WARM_BATCH = 64;
@@ -17,11 +23,11 @@ export const WARM_WAIT_MS = 250;
 export const WARM_PENDING = 4096;
 
 /** A kept word's vector, and the lookup that last used it. */
-type Kept = { vector: Float32Array; used: number };
+type Kept = { vector: QuantizedVector; used: number };
 
 /**
  * Vectors of single words, made by the embedder that made the records' and
- * kept by word, least recently used dropped first. A word's vector depends
+ * kept by word, quantized, least recently used dropped first. A word's vector depends
  * on the word and the model, and on the batch it was embedded in only in its
  * last bits (at most 1e-7 apart between alone and in a batch of 64,
  * measured with the local model), so the cache changes how long a search
@@ -37,20 +43,22 @@ export class WordVectors {
   private readonly kept = new Map<string, Kept>();
   private lookups = 0;
   private readonly pending = new Set<string>();
-  private readonly embedding = new Map<string, Promise<Float32Array>>();
+  private readonly embedding = new Map<string, Promise<QuantizedVector>>();
   private background = false;
   private warming: Promise<void> | undefined;
+  private readonly arena: CodeArena;
   readonly capacity: number;
 
   constructor(
     private readonly embedder: Embedder,
-    floats = WORD_VECTOR_FLOATS,
+    bytes = WORD_VECTOR_BYTES,
   ) {
-    this.capacity = Math.max(1, Math.floor(floats / embedder.identity.dim));
+    this.capacity = Math.max(1, Math.floor(bytes / embedder.identity.dim));
+    this.arena = new CodeArena(embedder.identity.dim, Math.min(this.capacity, ARENA_CHUNK));
   }
 
   /** The vector of every word given, by word (see vectorsOf). */
-  async lookup(words: Iterable<string>): Promise<Map<string, Float32Array>> {
+  async lookup(words: Iterable<string>): Promise<Map<string, QuantizedVector>> {
     const list = [...words];
     const vectors = await this.vectorsOf(list);
     return new Map(list.map((w, i) => [w, vectors[i]!]));
@@ -63,9 +71,9 @@ export class WordVectors {
    * embed each word once. A kept word costs one map read, which is all most
    * of a search's words cost.
    */
-  async vectorsOf(words: readonly string[]): Promise<Float32Array[]> {
+  async vectorsOf(words: readonly string[]): Promise<QuantizedVector[]> {
     const now = ++this.lookups;
-    const out = new Array<Float32Array>(words.length);
+    const out = new Array<QuantizedVector>(words.length);
     let missing: Map<string, number[]> | undefined;
     for (let i = 0; i < words.length; i++) {
       const kept = this.kept.get(words[i]!);
@@ -84,17 +92,17 @@ export class WordVectors {
   }
 
   /** Vectors of words not kept: embedded in one call, or awaited where another lookup is embedding them now. */
-  private async embedMissing(words: readonly string[]): Promise<Map<string, Float32Array>> {
-    const found = new Map<string, Float32Array>();
+  private async embedMissing(words: readonly string[]): Promise<Map<string, QuantizedVector>> {
+    const found = new Map<string, QuantizedVector>();
     const asked: string[] = [];
-    const awaited = new Map<string, Promise<Float32Array>>();
+    const awaited = new Map<string, Promise<QuantizedVector>>();
     for (const w of words) {
       const coming = this.embedding.get(w);
       if (coming !== undefined) awaited.set(w, coming);
       else asked.push(w);
     }
     if (asked.length > 0) {
-      const call = this.embedder.embedDocuments(asked);
+      const call = this.embedder.embedDocuments(asked).then((vectors) => vectors.map(quantize));
       asked.forEach((w, i) => {
         const one = call.then((vectors) => vectors[i]!);
         // Whoever waits on it sees a failure; nobody waiting must not be an unhandled rejection.
@@ -103,10 +111,7 @@ export class WordVectors {
       });
       try {
         const vectors = await call;
-        asked.forEach((w, i) => {
-          found.set(w, vectors[i]!);
-          this.keep(w, vectors[i]!);
-        });
+        asked.forEach((w, i) => found.set(w, this.keep(w, vectors[i]!)));
       } finally {
         for (const w of asked) this.embedding.delete(w);
       }
@@ -155,7 +160,7 @@ export class WordVectors {
         const fresh = batch.filter((w) => !this.kept.has(w));
         if (fresh.length === 0) continue;
         const vectors = await this.embedder.embedDocuments(fresh);
-        fresh.forEach((w, i) => this.keep(w, vectors[i]!));
+        fresh.forEach((w, i) => this.keep(w, quantize(vectors[i]!)));
       }
     } catch {
       this.pending.clear();
@@ -169,18 +174,25 @@ export class WordVectors {
     return this.kept.size;
   }
 
-  private keep(word: string, vector: Float32Array): void {
+  /**
+   * Keeps the word's vector, its codes in the arena, and answers the vector
+   * as kept. A word kept already (two calls raced for it) keeps the vector
+   * it has: the two differ in their last bits at most, and placing it again
+   * would take arena room nothing gives back until the next compaction.
+   */
+  private keep(word: string, vector: QuantizedVector): QuantizedVector {
     const kept = this.kept.get(word);
     if (kept !== undefined) {
-      kept.vector = vector;
       kept.used = this.lookups;
-      return;
+      return kept.vector;
     }
-    this.kept.set(word, { vector, used: this.lookups });
+    const entry = { vector: this.arena.place(vector), used: this.lookups };
+    this.kept.set(word, entry);
     if (this.kept.size > this.capacity) this.dropLeastRecent();
+    return entry.vector;
   }
 
-  /** Drops the least recently used words down to seven eighths of capacity (to capacity when that is under eight). */
+  /** Drops the least recently used words down to seven eighths of capacity (to capacity when that is under eight), and compacts the codes of the rest. */
   private dropLeastRecent(): void {
     const drop = this.kept.size - (this.capacity - Math.floor(this.capacity / 8));
     const stamps = Float64Array.from(this.kept.values(), (k) => k.used).sort();
@@ -194,6 +206,7 @@ export class WordVectors {
         atCut--;
       }
     }
+    this.arena.compact(this.kept.values());
   }
 }
 

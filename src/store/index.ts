@@ -17,4 +17,5 @@ export { newRevision } from "./revision.js";
 export { isUuid } from "../model/uuid.js";
 export { toFloat32 } from "./vector-bytes.js";
 export { innerProducts } from "./inner-products.js";
+export { quantize, type QuantizedVector } from "./quantized-vector.js";
 export { TracedStore } from "./traced-store.js";

@@ -1,54 +1,61 @@
 import { endianness } from "node:os";
 import type * as Usearch from "usearch";
 import type { Matches } from "./embedded/vector/usearch.js";
+import { codeDot, type QuantizedVector } from "./quantized-vector.js";
 
 const LITTLE_ENDIAN = endianness() === "LE";
 
-/** The rows of one call, laid end to end; reused, as a call gathers a few megabytes. */
-let gathered = new Float32Array(0);
+/** The rows of one call, laid end to end; reused, as a call gathers about a megabyte. */
+let gathered = new Int8Array(0);
 
 /**
  * Every inner product of each of `rows` with each of `queries` (vectors of
- * one length), as `out[r * queries.length + i]`. They are computed by
- * usearch's SIMD exact search, which the vector index also uses: it sums in
- * float32, so a product may differ from a float64 sum in its last places
- * (at most about length × 2⁻²⁴ times the vectors' norms), and it is many
- * times as fast as a loop in JS. The rows are what the library searches
+ * one length, quantized), as `out[r * queries.length + i]`: the exact sum
+ * of their codes' products times both scales. The sums are computed by
+ * usearch's SIMD exact search, which the vector index also uses, many times
+ * as fast as a loop in JS; they are integers under 2²⁴ up to 1,040
+ * dimensions, so the library's float32 sum holds them exactly and the loop
+ * it falls back on gives the same. The rows are what the library searches
  * with and the few queries what it searches, each row asking for all of
  * them: every product comes back, at a cost that does not depend on how
- * many of them are large (asking each query for its best rows instead cost
- * three times as much when most were). The library is loaded on first use,
- * so a process that never ranks (a client verb) never loads it; where it
- * cannot load (a platform without its prebuilt binary, which only a
- * Qdrant-backed server can run on), the products are summed in JS.
+ * many of them are large. The library is loaded on first use, so a process
+ * that never ranks (a client verb) never loads it; where it cannot load (a
+ * platform without its prebuilt binary, which only a Qdrant-backed server
+ * can run on), the sums are taken in JS.
  */
-export async function innerProducts(rows: readonly Float32Array[], queries: readonly Float32Array[]): Promise<Float64Array> {
+export async function innerProducts(rows: readonly QuantizedVector[], queries: readonly QuantizedVector[]): Promise<Float64Array> {
   const n = rows.length;
   const q = queries.length;
   const out = new Float64Array(n * q);
   if (n === 0 || q === 0) return out;
   const usearch = await library();
   // Nothing below awaits, so the gathered buffer is this call's alone.
-  const dim = queries[0]!.length;
+  const dim = queries[0]!.codes.length;
   if (usearch === null) {
-    for (let r = 0; r < n; r++) for (let i = 0; i < q; i++) out[r * q + i] = dot(rows[r]!, queries[i]!);
+    for (let r = 0; r < n; r++) for (let i = 0; i < q; i++) out[r * q + i] = codeDot(rows[r]!.codes, queries[i]!.codes) * rows[r]!.scale * queries[i]!.scale;
     return out;
   }
-  if (gathered.length < n * dim) gathered = new Float32Array(Math.ceil(n * 1.25) * dim);
-  rows.forEach((v, r) => gathered.set(v, r * dim));
+  if (gathered.length < n * dim) gathered = new Int8Array(Math.ceil(n * 1.25) * dim);
+  rows.forEach((v, r) => gathered.set(v.codes, r * dim));
   // The native side reads each array from the start of its buffer, so the queries get one of their own.
-  const searched = new Float32Array(q * dim);
-  queries.forEach((v, i) => searched.set(v, i * dim));
+  const searched = new Int8Array(q * dim);
+  queries.forEach((v, i) => searched.set(v.codes, i * dim));
   const found = usearch.exactSearch(searched, gathered.subarray(0, n * dim), dim, q, usearch.MetricKind.IP, 1);
-  // One row comes back as Matches, several as BatchMatches: both hold q (query, 1 - product) pairs per row, in row order.
+  // One row comes back as Matches, several as BatchMatches: both hold q (query, 1 - sum) pairs per row, in row order.
   const { keys, distances } = found as unknown as Pick<Matches, "keys" | "distances">;
   // A key is a query's index, under 2³²: read as the low half of its 64-bit
   // word, it costs no BigInt per product (there are thousands per search).
   if (LITTLE_ENDIAN) {
     const low = new Uint32Array(keys.buffer, keys.byteOffset, keys.length * 2);
-    for (let at = 0; at < n * q; at++) out[at - (at % q) + low[2 * at]!] = 1 - distances[at]!;
+    for (let at = 0; at < n * q; at++) {
+      const i = low[2 * at]!;
+      out[at - (at % q) + i] = (1 - distances[at]!) * rows[(at / q) | 0]!.scale * queries[i]!.scale;
+    }
   } else {
-    for (let at = 0; at < n * q; at++) out[at - (at % q) + Number(keys[at]!)] = 1 - distances[at]!;
+    for (let at = 0; at < n * q; at++) {
+      const i = Number(keys[at]!);
+      out[at - (at % q) + i] = (1 - distances[at]!) * rows[(at / q) | 0]!.scale * queries[i]!.scale;
+    }
   }
   return out;
 }
