@@ -40,8 +40,12 @@ describe("a quantized vector", () => {
     expect(n.scale).toBe(q.scale);
   });
 
-  it("quantizes a vector with no finite magnitude to zeros, whose every product is 0", () => {
-    for (const v of [new Float32Array(DIM), new Float32Array(DIM).fill(Number.NaN)]) {
+  it("quantizes a vector with no finite largest magnitude (zeros, a NaN, an infinity) to zeros, whose every product is 0", () => {
+    const infinite = new Float32Array(DIM).fill(0.01);
+    infinite[7] = Number.POSITIVE_INFINITY;
+    const oneNaN = new Float32Array(DIM).fill(0.01);
+    oneNaN[3] = Number.NaN;
+    for (const v of [new Float32Array(DIM), new Float32Array(DIM).fill(Number.NaN), oneNaN, infinite]) {
       const q = quantize(v);
       expect(q.codes.every((c) => c === 0)).toBe(true);
       expect(codeDot(q.codes, quantized[0]!.codes) * q.scale).toBe(0);

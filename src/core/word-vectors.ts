@@ -192,7 +192,10 @@ export class WordVectors {
     return entry.vector;
   }
 
-  /** Drops the least recently used words down to seven eighths of capacity (to capacity when that is under eight), and compacts the codes of the rest. */
+  /**
+   * Drops the least recently used words down to seven eighths of capacity
+   * (to capacity when that is under eight), and compacts the codes of the rest.
+   */
   private dropLeastRecent(): void {
     const drop = this.kept.size - (this.capacity - Math.floor(this.capacity / 8));
     const stamps = Float64Array.from(this.kept.values(), (k) => k.used).sort();

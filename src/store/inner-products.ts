@@ -32,7 +32,9 @@ export async function innerProducts(rows: readonly QuantizedVector[], queries: r
   // Nothing below awaits, so the gathered buffer is this call's alone.
   const dim = queries[0]!.codes.length;
   if (usearch === null) {
-    for (let r = 0; r < n; r++) for (let i = 0; i < q; i++) out[r * q + i] = codeDot(rows[r]!.codes, queries[i]!.codes) * rows[r]!.scale * queries[i]!.scale;
+    for (let r = 0; r < n; r++) {
+      for (let i = 0; i < q; i++) out[r * q + i] = codeDot(rows[r]!.codes, queries[i]!.codes) * rows[r]!.scale * queries[i]!.scale;
+    }
     return out;
   }
   if (gathered.length < n * dim) gathered = new Int8Array(Math.ceil(n * 1.25) * dim);

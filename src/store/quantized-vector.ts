@@ -13,8 +13,9 @@ const CODE_MAX = 127;
  * Each value rounded to the nearest multiple of the vector's largest
  * magnitude over 127. A product of two 512-d unit vectors so quantized
  * differs from the float one by a few thousandths at most, far under what
- * separates a near word from a far one (test/quantized-vector.test.ts); a vector with no finite largest magnitude (all zero, or NaN) quantizes to
- * zeros, whose every product is 0.
+ * separates a near word from a far one (test/quantized-vector.test.ts). A
+ * vector with no finite largest magnitude (all zero, or holding a NaN or an
+ * infinity) quantizes to zeros, whose every product is 0.
  */
 export function quantize(v: Float32Array): QuantizedVector {
   let max = 0;
