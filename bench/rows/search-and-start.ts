@@ -5,6 +5,10 @@
  *    records) and cross-spine, with the query vector computed ahead of time,
  *    so the figure is what a search costs on top of embedding its query; the
  *    reference is embedding one query with the local model in the same run.
+ *    Most candidates of these searches are records met for the first time.
+ *    The same searches are then timed once more (curve rows, no goal): every
+ *    candidate read, decoded and counted before, so what is left is the
+ *    ranking's own work, and the difference is what first meetings cost.
  *  - `node bin/engram.js serve` spawned over a prepared data directory (its
  *    vector snapshot saved, as any earlier clean stop leaves it), timed until
  *    /healthz answers 200, and until /readyz does.
@@ -99,14 +103,19 @@ async function searchRows(dir: string): Promise<BenchRow[]> {
   const pre = new PrecomputedEmbedder();
   const core = createCore({ store, embedder: pre, limits: DEFAULT_LIMITS, now: () => new Date(), log: silentLogger });
 
-  const scope = await p50(Q, (i) => {
-    pre.next = queries[i]!.vector;
-    return core.searchMemories(ANONYMOUS, { query: queries[i]!.text, scope: "repo:bench-3", k: K }, "connect");
-  });
-  const cross = await p50(Q, (i) => {
+  const crossSpine = (i: number) => {
     pre.next = queries[i]!.vector;
     return core.searchMemories(ANONYMOUS, { query: queries[i]!.text, cross_spine: true, k: K }, "connect");
-  });
+  };
+  const oneScope = (i: number) => {
+    pre.next = queries[i]!.vector;
+    return core.searchMemories(ANONYMOUS, { query: queries[i]!.text, scope: "repo:bench-3", k: K }, "connect");
+  };
+  const scope = await p50(Q, oneScope);
+  const cross = await p50(Q, crossSpine);
+  // Every query has run by now, each candidate read and counted once.
+  const scopeSeen = await p50(Q, oneScope);
+  const crossSeen = await p50(Q, crossSpine);
   await store.close();
 
   // Embedded after the searches: the model's threads may stay busy for a
@@ -117,15 +126,21 @@ async function searchRows(dir: string): Promise<BenchRow[]> {
   const embed = await p50(Q, (i) => local.embedQuery(`${phrases[i % phrases.length]} ${i}`));
 
   const thousands = `${Math.round(N / 1000)}k`;
-  const row = (what: string, ms: number): BenchRow => ({
+  const row = (what: string, ms: number, goal = true): BenchRow => ({
     measure: `SearchMemories p50 at ${thousands} records, ${what}, k=${K}`,
     value: `embed + ${ms.toFixed(2)} ms`,
     reference: `embed one query (local model) ${embed.toFixed(2)} ms p50`,
     ratio: (embed + ms) / embed,
-    goal: `<= embed + ${SEARCH_GOAL_MS} ms`,
-    met: ms <= SEARCH_GOAL_MS,
+    goal: goal ? `<= embed + ${SEARCH_GOAL_MS} ms` : "curve",
+    met: !goal || ms <= SEARCH_GOAL_MS,
   });
-  return [row(`one scope (${Math.round(N / SCOPES / 1000)}k)`, scope), row("cross-spine", cross)];
+  const oneScopeRow = `one scope (${Math.round(N / SCOPES / 1000)}k)`;
+  return [
+    row(oneScopeRow, scope),
+    row("cross-spine", cross),
+    row(`${oneScopeRow}, candidates read before`, scopeSeen, false),
+    row("cross-spine, candidates read before", crossSeen, false),
+  ];
 }
 
 async function startRow(dir: string): Promise<BenchRow[]> {
