@@ -47,16 +47,17 @@ export async function innerProducts(rows: readonly QuantizedVector[], queries: r
   const { keys, distances } = found as unknown as Pick<Matches, "keys" | "distances">;
   // A key is a query's index, under 2³²: read as the low half of its 64-bit
   // word, it costs no BigInt per product (there are thousands per search).
-  if (LITTLE_ENDIAN) {
-    const low = new Uint32Array(keys.buffer, keys.byteOffset, keys.length * 2);
-    for (let at = 0; at < n * q; at++) {
-      const i = low[2 * at]!;
-      out[at - (at % q) + i] = (1 - distances[at]!) * rows[(at / q) | 0]!.scale * queries[i]!.scale;
-    }
-  } else {
-    for (let at = 0; at < n * q; at++) {
-      const i = Number(keys[at]!);
-      out[at - (at % q) + i] = (1 - distances[at]!) * rows[(at / q) | 0]!.scale * queries[i]!.scale;
+  // Scales read once each: a row's q products share its scale, and the
+  // products' order of multiplication stays the loop fallback's.
+  const queryScales = new Float64Array(q);
+  for (let i = 0; i < q; i++) queryScales[i] = queries[i]!.scale;
+  const low = LITTLE_ENDIAN ? new Uint32Array(keys.buffer, keys.byteOffset, keys.length * 2) : undefined;
+  for (let r = 0, at = 0; r < n; r++) {
+    const scale = rows[r]!.scale;
+    const base = r * q;
+    for (let j = 0; j < q; j++, at++) {
+      const i = low !== undefined ? low[2 * at]! : Number(keys[at]!);
+      out[base + i] = (1 - distances[at]!) * scale * queryScales[i]!;
     }
   }
   return out;
