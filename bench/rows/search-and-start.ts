@@ -7,8 +7,9 @@
  *    reference is embedding one query with the local model in the same run.
  *    Most candidates of these searches are records met for the first time.
  *    The same searches are then timed once more (curve rows, no goal): every
- *    candidate read, decoded and counted before, so what is left is the
- *    ranking's own work, and the difference is what first meetings cost.
+ *    candidate read, decoded and counted before, and each search's index
+ *    walk and word vectors met before too, so the difference is an upper
+ *    bound on what first meetings cost, not a measure of it.
  *  - `node bin/engram.js serve` spawned over a prepared data directory (its
  *    vector snapshot saved, as any earlier clean stop leaves it), timed until
  *    /healthz answers 200, and until /readyz does.
