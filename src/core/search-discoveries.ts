@@ -7,12 +7,13 @@ import { rankRecall } from "./rank-recall.js";
 import { termWeightsOf, wordsOf } from "./term-weights.js";
 import { distinctTerms } from "../model/lexical-terms.js";
 import { checkDiscoveryKind, DISCOVERY_PREFIX } from "./store-discovery.js";
+import type { ScoredRecord } from "../model/record.js";
 import type { Subject } from "../model/subject.js";
 import { checkCount, checkQuery, effectiveScope } from "./validate.js";
 import { fullView, type MemoryView } from "./view.js";
 import { enforceBudget } from "./budget.js";
 import { GATE_ON } from "../store/index.js";
-import { embedQuery } from "./embed-traced.js";
+import { embedQuery, whileEmbedding } from "./embed-traced.js";
 import { traced } from "../model/trace-hook.js";
 
 export type SearchDiscoveriesResult = { discoveries: MemoryView[]; coverage?: Coverage };
@@ -27,14 +28,18 @@ export async function searchDiscoveries(deps: CoreDeps, subject: Subject, a: Sea
   const scope = effectiveScope({ scope: a.scope, cross_spine: crossSpine });
   checkDiscoveryKind(a.kind, false);
   const q = { subject, scope, scopePrefix: DISCOVERY_PREFIX, categories: ["discovery"], kind: a.kind || undefined, gate: GATE_ON, now: nowSeconds(deps) };
-  const vector = await embedQuery(deps.embedder, query);
+  const vector = embedQuery(deps.embedder, query);
   const terms = distinctTerms(query);
-  const [found, weights] = await Promise.all([deps.store.search(q, vector, query, candidateK(k)), termWeightsOf(deps.store, terms, wordsOf([query]))]);
+  const [found, weights, spanned] = await whileEmbedding<[ScoredRecord[], Map<string, number>, Coverage | undefined]>(vector, [
+    deps.store.search(q, vector, query, candidateK(k)),
+    termWeightsOf(deps.store, terms, wordsOf([query])),
+    scope === undefined ? coverage(deps, subject, DISCOVERY_PREFIX) : Promise.resolve(undefined),
+  ]);
   const [hits] = await traced("engram.rank", () => rankRecall(deps.store, deps.embedder, query, terms, weights, [found], k), {
     attributes: { "engram.rank.candidates": found.length, "engram.rank.k": k },
   });
   const result: SearchDiscoveriesResult = { discoveries: hits.map((h) => fullView(h.record, h.score)) };
-  if (scope === undefined) result.coverage = await coverage(deps, subject, DISCOVERY_PREFIX);
+  if (spanned !== undefined) result.coverage = spanned;
   enforceBudget(deps, result);
   return result;
 }

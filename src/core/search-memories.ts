@@ -14,7 +14,7 @@ import type { Subject } from "../model/subject.js";
 import { checkCount, checkQuery, effectiveScope } from "./validate.js";
 import { compactView, fullView, type MemoryView } from "./view.js";
 import { enforceBudget } from "./budget.js";
-import { embedQuery } from "./embed-traced.js";
+import { embedQuery, whileEmbedding } from "./embed-traced.js";
 
 export type SearchResult = { memories: MemoryView[]; coverage?: Coverage; recall_gate_hidden: RecallGateHidden };
 
@@ -28,14 +28,15 @@ export async function searchMemories(deps: CoreDeps, subject: Subject, a: Search
   const k = checkCount("k", a.k, deps.limits) || LANE_POLICY[lane].searchK;
   const scope = effectiveScope(a);
   const q = recallQuery(deps, subject, a, scope);
-  const vector = await embedQuery(deps.embedder, query);
+  const vector = embedQuery(deps.embedder, query);
   const terms = distinctTerms(query);
-  const [visible, gated, weights] = await Promise.all([
+  const [visible, gated, weights, spanned] = await whileEmbedding<[ScoredRecord[], ScoredRecord[], Map<string, number>, Coverage | undefined]>(vector, [
     deps.store.search(q, vector, query, candidateK(k)),
     // What the gate hid: the top k with the gate lifted is the top k of the
     // visible candidates plus the gated ones, so only gated records are searched again.
     deps.store.search({ ...liftedQuery(q), onlyGated: true }, vector, query, candidateK(k)),
     termWeightsOf(deps.store, terms, wordsOf([query])),
+    scope === undefined ? coverage(deps, subject) : Promise.resolve(undefined),
   ]);
   // The gated search asks for every gated record, also those this request's
   // include_* flags let through, which are among the visible ones already:
@@ -52,7 +53,7 @@ export async function searchMemories(deps: CoreDeps, subject: Subject, a: Search
     a.full ? fullView(h.record, h.score) : compactView(h.record, deps.limits.summaryMaxChars, h.score),
   );
   const result: SearchResult = { memories, recall_gate_hidden: countHidden(lifted.map((h) => h.record), q) };
-  if (scope === undefined) result.coverage = await coverage(deps, subject);
+  if (spanned !== undefined) result.coverage = spanned;
   enforceBudget(deps, result);
   return result;
 }

@@ -139,9 +139,11 @@ export interface Store {
    * Hybrid recall candidates, all passing the query's filter: up to
    * `candidates` vector neighbours plus up to `candidates` records holding
    * the text's rarest terms, each scored by its cosine to `vector`, in
-   * [-1, 1]. The core ranks them (core/rank.ts).
+   * [-1, 1]. The core ranks them (core/rank.ts). `vector` may still be on
+   * its way (the query being embedded): a store does what needs no vector
+   * first, and its answer is as of when it had the vector.
    */
-  search(query: RecordQuery, vector: Float32Array, text: string, candidates: number): Promise<ScoredRecord[]>;
+  search(query: RecordQuery, vector: Float32Array | Promise<Float32Array>, text: string, candidates: number): Promise<ScoredRecord[]>;
   /**
    * Each term's inverse document frequency over the whole store, as
    * Qdrant's `idf` modifier computes it (term-weight.ts); a term no record

@@ -217,6 +217,26 @@ export function storeConformance(name: string, factory: StoreHarnessFactory): vo
       for (let i = 1; i < hits.length; i++) expect(hits[i - 1]!.score).toBeGreaterThanOrEqual(hits[i]!.score);
     });
 
+    it("search handed a vector still being embedded answers as the store is once the vector comes", async () => {
+      const { a, b, vec } = await two();
+      for (let i = 61; i < 66; i++) await a.create(rec(i, { scope: "repo:w", content: `plutonium note ${i}` }), await vec(`unrelated ${i}`));
+      let give: (v: Float32Array) => void = () => {};
+      const coming = new Promise<Float32Array>((resolve) => (give = resolve));
+      const asked = b.search(query(ALICE, { scope: "repo:w" }), coming, "plutonium", 10);
+      // Written while the query embeds, from both instances.
+      expect(await a.delete(rec(61).id)).toBe(true);
+      await a.replace({ ...(await a.getRaw(rec(62).id))!, archived_at: NOW.toISOString() });
+      await b.create(rec(66, { scope: "repo:w", content: "plutonium note 66" }), await vec("unrelated 66"));
+      give(await vec("unrelated 63"));
+      const ids = (await asked).map((h) => h.record.id);
+      expect(ids).not.toContain(rec(61).id);
+      expect(ids).not.toContain(rec(62).id);
+      expect(ids).toContain(rec(66).id);
+      expect(ids[0]).toBe(rec(63).id);
+      const now = await b.search(query(ALICE, { scope: "repo:w" }), await vec("unrelated 63"), "plutonium", 10);
+      expect(ids).toEqual(now.map((h) => h.record.id));
+    });
+
     // ---- supersede, import, counters, meta ---------------------------------------------
 
     it("supersede writes the new record and back-stamps every target in one step", async () => {

@@ -203,7 +203,7 @@ export class EmbeddedStore implements Store, MigrationStore {
     return this.reads.schemaHistogram();
   }
 
-  async search(query: RecordQuery, vector: Float32Array, text: string, candidates: number): Promise<ScoredRecord[]> {
+  async search(query: RecordQuery, vector: Float32Array | Promise<Float32Array>, text: string, candidates: number): Promise<ScoredRecord[]> {
     return this.searcher.search(query, vector, text, candidates);
   }
 

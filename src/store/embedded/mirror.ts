@@ -58,6 +58,12 @@ export class Mirror {
   groupsCurrent = false;
   lastSeq = 0;
   dataVersion = -1;
+  /**
+   * Counts the times the mirror changed: a load begun, another connection's
+   * commit seen, a change-log row applied. Work done before an await is
+   * still true after it while this is unchanged.
+   */
+  generation = 0;
   /** Point reads' payload texts; a rid is dropped wherever its attributes are. */
   readonly payloads = new PayloadCache();
   /** Records searches decoded, dropped wherever a payload is. */
@@ -79,6 +85,7 @@ export class Mirror {
     this.ridsByScope.clear();
     this.scopeStats.clear();
     this.gatedRids.clear();
+    this.generation++;
     this.lastSeq = (this.h.db.prepare(CHANGE_LOG_HEAD_SQL).get() as { s: number }).s;
     this.dataVersion = this.h.readDataVersion();
     this.cursor = 0;
@@ -130,6 +137,7 @@ export class Mirror {
     if (dv !== this.dataVersion) {
       this.payloads.clear();
       this.searched.clear();
+      this.generation++;
     }
     this.dataVersion = dv;
     const changes = this.h.stmt("SELECT seq, rid, vec FROM change_log WHERE seq > ? ORDER BY seq").all(this.lastSeq) as {
@@ -138,6 +146,7 @@ export class Mirror {
       vec: number;
     }[];
     if (changes.length === 0) return;
+    this.generation++;
     const vecChanged = new Map<number, boolean>();
     for (const c of changes) vecChanged.set(c.rid, (vecChanged.get(c.rid) ?? false) || c.vec !== 0);
     this.lastSeq = changes[changes.length - 1]!.seq;

@@ -1,4 +1,4 @@
-import type { ScoredRecord } from "../../model/record.js";
+import type { MemoryRecord, ScoredRecord } from "../../model/record.js";
 import { distinctTerms } from "../../model/lexical-terms.js";
 import { matches } from "../record-filter.js";
 import type { RecordQuery } from "../store.js";
@@ -36,12 +36,64 @@ export class Search {
   /** How many records hold each term (document-frequencies.ts). */
   readonly frequencies: DocumentFrequencies;
 
-  search(query: RecordQuery, vector: Float32Array, text: string, candidates: number): ScoredRecord[] {
+  /**
+   * The term lane needs no vector, so it runs first, its candidates read,
+   * and only then is the vector awaited: a caller that hands over the
+   * vector still being embedded has this part done meanwhile. Should the
+   * mirror change while the vector comes, the term lane is run again over
+   * what it holds then, so every candidate is as the store now has it.
+   */
+  async search(query: RecordQuery, vector: Float32Array | Promise<Float32Array>, text: string, candidates: number): Promise<ScoredRecord[]> {
     this.m.sync();
     this.warmTerms();
-    const scored = new Map<number, number>();
     if (query.onlyGated && this.m.gatedRids.size === 0) return [];
-    const pool = query.onlyGated ? this.m.gatedRids : query.scope !== undefined ? (this.m.ridsByScope.get(query.scope) ?? new Set<number>()) : undefined;
+    let terms = this.termLane(query, text, candidates);
+    const v = await vector;
+    this.m.sync();
+    if (query.onlyGated && this.m.gatedRids.size === 0) return [];
+    if (this.m.generation !== terms.generation) terms = this.termLane(query, text, candidates);
+    return this.vectorLane(query, v, candidates, terms.records);
+  }
+
+  /** The pool a query is confined to (one scope, the gated records), or undefined for the whole store. */
+  private poolOf(query: RecordQuery): ReadonlySet<number> | undefined {
+    return query.onlyGated ? this.m.gatedRids : query.scope !== undefined ? (this.m.ridsByScope.get(query.scope) ?? new Set<number>()) : undefined;
+  }
+
+  /** The term lane's candidates, read, by rid, and the mirror generation they were chosen at. */
+  private termLane(query: RecordQuery, text: string, candidates: number): { generation: number; records: Map<number, MemoryRecord> } {
+    const generation = this.m.generation;
+    const lexical = this.termCandidates(text, candidates, this.poolOf(query), (rid) => {
+      const a = this.m.attrs.get(rid);
+      return !!a && matches(a, query);
+    });
+    return { generation, records: this.read(lexical, new Map()) };
+  }
+
+  /** Records by rid, from those decoded before or read from SQLite, added to `into`. */
+  private read(rids: readonly number[], into: Map<number, MemoryRecord>): Map<number, MemoryRecord> {
+    const unread: number[] = [];
+    for (const rid of rids) {
+      if (into.has(rid)) continue;
+      const record = this.m.searched.get(rid);
+      if (record === undefined) unread.push(rid);
+      else into.set(rid, record);
+    }
+    for (let i = 0; i < unread.length; i += IN_LIST_MAX) {
+      const part = unread.slice(i, i + IN_LIST_MAX);
+      const rows = this.h.stmt(`SELECT rid, payload FROM records WHERE rid IN (${part.map(() => "?").join(",")})`).all(...part) as { rid: number; payload: string }[];
+      for (const r of rows) into.set(r.rid, this.m.searched.keep(r.rid, r.payload));
+    }
+    return into;
+  }
+
+  /**
+   * The vector lane, merged with the term lane's records: each candidate
+   * scored by its cosine to the vector, best first, ties by id.
+   */
+  private vectorLane(query: RecordQuery, vector: Float32Array, candidates: number, lexical: Map<number, MemoryRecord>): ScoredRecord[] {
+    const scored = new Map<number, number>();
+    const pool = this.poolOf(query);
     const index = this.keeper.vectors();
     const pending = this.m.pending;
     const admits = (rid: number): boolean => {
@@ -61,28 +113,18 @@ export class Search {
     if (pending.size > 0) hits = mergeHits(hits, this.scorePending([...pending].filter(admits), vector), candidates);
     for (const hit of hits) scored.set(hit.key, hit.score);
 
-    const lexical = this.termCandidates(text, candidates, pool, (rid) => {
-      const a = this.m.attrs.get(rid);
-      return !!a && matches(a, query);
-    });
-    if (lexical.length > 0) {
-      const missing = lexical.filter((rid) => !scored.has(rid));
+    if (lexical.size > 0) {
+      const missing = [...lexical.keys()].filter((rid) => !scored.has(rid));
       // Scored from the index like every vector hit; only what it may hold stale is read from SQLite.
       const stale = missing.filter((rid) => pending.has(rid));
       for (const hit of index.scoreKeys(vector, stale.length === 0 ? missing : missing.filter((rid) => !pending.has(rid)))) scored.set(hit.key, hit.score);
       for (const hit of this.scorePending(stale, vector)) scored.set(hit.key, hit.score);
     }
+    const records = this.read([...scored.keys()], lexical);
     const out: ScoredRecord[] = [];
-    const unread: number[] = [];
     for (const [rid, score] of scored) {
-      const record = this.m.searched.get(rid);
-      if (record === undefined) unread.push(rid);
-      else out.push({ record, score: clampCosine(score) });
-    }
-    for (let i = 0; i < unread.length; i += IN_LIST_MAX) {
-      const part = unread.slice(i, i + IN_LIST_MAX);
-      const rows = this.h.stmt(`SELECT rid, payload FROM records WHERE rid IN (${part.map(() => "?").join(",")})`).all(...part) as { rid: number; payload: string }[];
-      for (const r of rows) out.push({ record: this.m.searched.keep(r.rid, r.payload), score: clampCosine(scored.get(r.rid)!) });
+      const record = records.get(rid);
+      if (record !== undefined) out.push({ record, score: clampCosine(score) });
     }
     return out.sort((x, y) => y.score - x.score || (x.record.id < y.record.id ? -1 : 1));
   }

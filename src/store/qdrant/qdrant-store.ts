@@ -364,10 +364,11 @@ export class QdrantStore implements Store {
    * filter, then the union scored by dense cosine, as the embedded store
    * scores its candidates. Ties go by id, as there; the core ranks them.
    */
-  async search(query: RecordQuery, vector: Float32Array, text: string, candidates: number): Promise<ScoredRecord[]> {
+  async search(query: RecordQuery, vector: Float32Array | Promise<Float32Array>, text: string, candidates: number): Promise<ScoredRecord[]> {
     const filter = queryFilter(query);
-    const dense = Array.from(vector);
     const sparse = querySparse(text);
+    // Both lanes are one request, which needs the vector.
+    const dense = Array.from(await vector);
     const prefetch: Record<string, unknown>[] = [{ query: dense, using: DENSE_VECTOR, filter, limit: candidates }];
     if (sparse) prefetch.push({ query: sparse, using: LEXICAL_VECTOR, filter, limit: candidates });
     const res = await this.points.call("read", () =>
