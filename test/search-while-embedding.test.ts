@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ANONYMOUS, createCore, DEFAULT_LIMITS, silentLogger } from "../src/core/index.js";
+import { countsKept } from "../src/core/term-counts.js";
 import { EmbedderError } from "../src/embed/embedder-error.js";
 import { FakeEmbedder } from "../src/embed/fake-embedder.js";
 import { EmbeddedStore } from "../src/store/embedded/embedded-store.js";
@@ -69,6 +70,18 @@ describe("a search while its query embeds", () => {
     const { memories, coverage } = await answer;
     expect(memories[0]?.summary).toBe("billing moved to CockroachDB");
     expect(coverage).toEqual({ searched_scopes: ["repo:web"], scopes_truncated: false });
+    await store.close();
+  });
+
+  it("counts the terms of the records it found by words before the embedding ends", async () => {
+    const { embedder, store, core } = await fixture();
+    const before = countsKept();
+    const answer = core.searchMemories(ANONYMOUS, { query: "which database for billing", scope: "repo:web" }, "connect");
+    await settle();
+    expect(embedder.embedding).toBe(true);
+    expect(countsKept()).toBe(before + 1);
+    embedder.end();
+    expect((await answer).memories[0]?.summary).toBe("billing moved to CockroachDB");
     await store.close();
   });
 

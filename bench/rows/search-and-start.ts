@@ -4,11 +4,11 @@
  *  - SearchMemories through the core at k=8, one scope (a tenth of the
  *    records) and cross-spine, each query embedded by the local model (its
  *    worker pool, as a server runs it) while the search does what needs no
- *    vector: the figure is how long a search takes once its query's
- *    embedding is done. The embedder hands the core a vector drawn ahead of
- *    time, like the records', so the lanes see the bench's distribution and
- *    only the model's time is real; the reference is embedding one query
- *    with the local model in the same run. Most candidates of these
+ *    vector. The embedder then hands the core a vector drawn ahead of time,
+ *    like the records', so the lanes see the bench's distribution and only
+ *    the model's time is real. The figure is the searches' median less the
+ *    median of embedding the same query texts alone, the two taking turns:
+ *    what a search adds to embedding its query. Most candidates of these
  *    searches are records met for the first time.
  *  - The same, other queries, with the vector given at once (curve rows, no
  *    goal): all of a search's own work, none of it hidden behind the model.
@@ -58,40 +58,52 @@ function record(i: number): MemoryRecord {
 
 /**
  * Hands the core a vector drawn ahead of time. With `model` set, a query is
- * first embedded by it for real (the vector it makes is not used) and the
- * moment that ends is noted; words for soft term matches get the drawn
- * vector at once either way.
+ * first embedded by it for real (the vector it makes is not used); words for
+ * soft term matches get the drawn vector at once either way.
  */
 class PrecomputedEmbedder implements Embedder {
   readonly identity = { provider: "local" as const, model: "bench", dim: DIM };
   next: Float32Array = new Float32Array(DIM);
   model: Embedder | undefined;
-  embedded = 0;
   async embedDocuments(texts: string[]) {
     return texts.map(() => this.next);
   }
   async embedQuery(text: string) {
     if (this.model) await this.model.embedQuery(text);
-    this.embedded = performance.now();
     return this.next;
   }
 }
 
-/**
- * Median of n calls, after WARM_UP untimed ones so the JIT and first page
- * touches are not in the figure; a call's time is from its start, or from
- * what `from` answers after it (the end of its query's embedding).
- */
-async function p50(n: number, fn: (i: number) => Promise<unknown>, from?: () => number): Promise<number> {
+const median = (times: number[]) => times.sort((a, b) => a - b)[Math.floor(times.length / 2)]!;
+
+async function timed(fn: () => Promise<unknown>): Promise<number> {
+  const t = performance.now();
+  await fn();
+  return performance.now() - t;
+}
+
+/** Median of n calls, after WARM_UP untimed ones so the JIT and first page touches are not in the figure. */
+async function p50(n: number, fn: (i: number) => Promise<unknown>): Promise<number> {
   for (let i = 0; i < Math.min(n, WARM_UP); i++) await fn(i);
   const times: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    await fn(i);
-    times.push(performance.now() - (from?.() ?? t));
+  for (let i = 0; i < n; i++) times.push(await timed(() => fn(i)));
+  return median(times);
+}
+
+/** Medians of n calls of each of two, taking turns (each goes first every other time), after WARM_UP untimed rounds. */
+async function p50Beside(n: number, a: (i: number) => Promise<unknown>, b: (i: number) => Promise<unknown>): Promise<[number, number]> {
+  for (let i = 0; i < Math.min(n, WARM_UP); i++) {
+    await a(i);
+    await b(i);
   }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)]!;
+  const ta: number[] = [];
+  const tb: number[] = [];
+  for (let i = 0; i < n; i++) {
+    if (i % 2 === 0) ta.push(await timed(() => a(i)));
+    tb.push(await timed(() => b(i)));
+    if (i % 2 === 1) ta.push(await timed(() => a(i)));
+  }
+  return [median(ta), median(tb)];
 }
 
 /** Loads N records and lets the store build and save its index, as a server that ran before would have. */
@@ -132,18 +144,14 @@ async function searchRows(dir: string): Promise<BenchRow[]> {
   const local = sharedLocalEmbedder();
   await local.warmUp();
   pre.model = local;
-  const embedded = () => pre.embedded;
-  const scope = await p50(Q, search(0, oneScope), embedded);
-  const cross = await p50(Q, search(0, crossSpine), embedded);
+  // The reference embeds the same query texts alone, taking turns with the searches.
+  const alone = (i: number) => local.embedQuery(queries[i]!.text);
+  const [scope, scopeEmbed] = await p50Beside(Q, search(0, oneScope), alone);
+  const [cross, crossEmbed] = await p50Beside(Q, search(0, crossSpine), alone);
   await store.close();
 
-  // Embedded after the searches: the model's threads may stay busy for a
-  // while after an embed, which would be charged to the searches otherwise.
-  const phrases = ["how do we rotate the signing keys", "which database holds invoices", "why was the retry budget lowered", "naming rules for test files"];
-  const embed = await p50(Q, (i) => local.embedQuery(`${phrases[i % phrases.length]} ${i}`));
-
   const thousands = `${Math.round(N / 1000)}k`;
-  const row = (what: string, ms: number, goal = true): BenchRow => ({
+  const row = (what: string, ms: number, embed: number, goal = true): BenchRow => ({
     measure: `SearchMemories p50 at ${thousands} records, ${what}, k=${K}`,
     value: `embed + ${ms.toFixed(2)} ms`,
     reference: `embed one query (local model) ${embed.toFixed(2)} ms p50`,
@@ -153,10 +161,10 @@ async function searchRows(dir: string): Promise<BenchRow[]> {
   });
   const oneScopeRow = `one scope (${Math.round(N / SCOPES / 1000)}k)`;
   return [
-    row(oneScopeRow, scope),
-    row("cross-spine", cross),
-    row(`${oneScopeRow}, the vector given at once`, scopeAll, false),
-    row("cross-spine, the vector given at once", crossAll, false),
+    row(oneScopeRow, scope - scopeEmbed, scopeEmbed),
+    row("cross-spine", cross - crossEmbed, crossEmbed),
+    row(`${oneScopeRow}, the vector given at once`, scopeAll, scopeEmbed, false),
+    row("cross-spine, the vector given at once", crossAll, crossEmbed, false),
   ];
 }
 

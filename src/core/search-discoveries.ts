@@ -4,6 +4,7 @@ import { nowSeconds, type CoreDeps } from "./deps.js";
 import { LANE_POLICY, type Lane } from "./limits.js";
 import { candidateK } from "./rank.js";
 import { rankRecall } from "./rank-recall.js";
+import { countAhead } from "./term-counts.js";
 import { termWeightsOf, wordsOf } from "./term-weights.js";
 import { distinctTerms } from "../model/lexical-terms.js";
 import { checkDiscoveryKind, DISCOVERY_PREFIX } from "./store-discovery.js";
@@ -31,7 +32,7 @@ export async function searchDiscoveries(deps: CoreDeps, subject: Subject, a: Sea
   const vector = embedQuery(deps.embedder, query);
   const terms = distinctTerms(query);
   const [found, weights, spanned] = await whileEmbedding<[ScoredRecord[], Map<string, number>, Coverage | undefined]>(vector, [
-    deps.store.search(q, vector, query, candidateK(k)),
+    deps.store.search(q, vector, query, candidateK(k), countAhead),
     termWeightsOf(deps.store, terms, wordsOf([query])),
     scope === undefined ? coverage(deps, subject, DISCOVERY_PREFIX) : Promise.resolve(undefined),
   ]);

@@ -6,6 +6,7 @@ import { countHidden, type RecallGateHidden } from "./recall-gate-hidden.js";
 import { liftedQuery, recallQuery } from "./recall-query.js";
 import { candidateK } from "./rank.js";
 import { rankRecall } from "./rank-recall.js";
+import { countAhead } from "./term-counts.js";
 import { termWeightsOf, wordsOf } from "./term-weights.js";
 import { distinctTerms } from "../model/lexical-terms.js";
 import { traced } from "../model/trace-hook.js";
@@ -31,10 +32,10 @@ export async function searchMemories(deps: CoreDeps, subject: Subject, a: Search
   const vector = embedQuery(deps.embedder, query);
   const terms = distinctTerms(query);
   const [visible, gated, weights, spanned] = await whileEmbedding<[ScoredRecord[], ScoredRecord[], Map<string, number>, Coverage | undefined]>(vector, [
-    deps.store.search(q, vector, query, candidateK(k)),
+    deps.store.search(q, vector, query, candidateK(k), countAhead),
     // What the gate hid: the top k with the gate lifted is the top k of the
     // visible candidates plus the gated ones, so only gated records are searched again.
-    deps.store.search({ ...liftedQuery(q), onlyGated: true }, vector, query, candidateK(k)),
+    deps.store.search({ ...liftedQuery(q), onlyGated: true }, vector, query, candidateK(k), countAhead),
     termWeightsOf(deps.store, terms, wordsOf([query])),
     scope === undefined ? coverage(deps, subject) : Promise.resolve(undefined),
   ]);

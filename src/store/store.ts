@@ -141,9 +141,18 @@ export interface Store {
    * the text's rarest terms, each scored by its cosine to `vector`, in
    * [-1, 1]. The core ranks them (core/rank.ts). `vector` may still be on
    * its way (the query being embedded): a store does what needs no vector
-   * first, and its answer is as of when it had the vector.
+   * first, and its answer is as of when it had the vector. A store that
+   * finds candidates before it has the vector hands them to `early`, once,
+   * so the caller can start on them meanwhile; the answer may then differ
+   * from them if a write lands before the vector comes.
    */
-  search(query: RecordQuery, vector: Float32Array | Promise<Float32Array>, text: string, candidates: number): Promise<ScoredRecord[]>;
+  search(
+    query: RecordQuery,
+    vector: Float32Array | Promise<Float32Array>,
+    text: string,
+    candidates: number,
+    early?: (records: readonly MemoryRecord[]) => void,
+  ): Promise<ScoredRecord[]>;
   /**
    * Each term's inverse document frequency over the whole store, as
    * Qdrant's `idf` modifier computes it (term-weight.ts); a term no record

@@ -80,8 +80,14 @@ export class TracedStore implements Store {
   count(query: RecordQuery): Promise<number> {
     return this.span("count", () => this.inner.count(query), records);
   }
-  search(query: RecordQuery, vector: Float32Array | Promise<Float32Array>, text: string, candidates: number): Promise<ScoredRecord[]> {
-    return this.span("search", () => this.inner.search(query, vector, text, candidates), (r, n) => {
+  search(
+    query: RecordQuery,
+    vector: Float32Array | Promise<Float32Array>,
+    text: string,
+    candidates: number,
+    early?: (records: readonly MemoryRecord[]) => void,
+  ): Promise<ScoredRecord[]> {
+    return this.span("search", () => this.inner.search(query, vector, text, candidates, early), (r, n) => {
       n.set("engram.store.candidates_asked", candidates);
       n.set("engram.store.records", r.length);
       if (query.onlyGated) n.set("engram.store.only_gated", true);

@@ -203,8 +203,14 @@ export class EmbeddedStore implements Store, MigrationStore {
     return this.reads.schemaHistogram();
   }
 
-  async search(query: RecordQuery, vector: Float32Array | Promise<Float32Array>, text: string, candidates: number): Promise<ScoredRecord[]> {
-    return this.searcher.search(query, vector, text, candidates);
+  async search(
+    query: RecordQuery,
+    vector: Float32Array | Promise<Float32Array>,
+    text: string,
+    candidates: number,
+    early?: (records: readonly MemoryRecord[]) => void,
+  ): Promise<ScoredRecord[]> {
+    return this.searcher.search(query, vector, text, candidates, early);
   }
 
   async termWeights(terms: readonly string[]): Promise<Map<string, number>> {

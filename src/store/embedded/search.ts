@@ -43,11 +43,18 @@ export class Search {
    * mirror change while the vector comes, the term lane is run again over
    * what it holds then, so every candidate is as the store now has it.
    */
-  async search(query: RecordQuery, vector: Float32Array | Promise<Float32Array>, text: string, candidates: number): Promise<ScoredRecord[]> {
+  async search(
+    query: RecordQuery,
+    vector: Float32Array | Promise<Float32Array>,
+    text: string,
+    candidates: number,
+    early?: (records: readonly MemoryRecord[]) => void,
+  ): Promise<ScoredRecord[]> {
     this.m.sync();
     this.warmTerms();
     if (query.onlyGated && this.m.gatedRids.size === 0) return [];
     let terms = this.termLane(query, text, candidates);
+    if (early !== undefined && terms.records.size > 0) early([...terms.records.values()]);
     const v = await vector;
     this.m.sync();
     if (query.onlyGated && this.m.gatedRids.size === 0) return [];
