@@ -64,11 +64,12 @@ describe("a search with soft term matches", () => {
     // Without background warming a write embeds its text alone.
     expect(embedder.calls).toBe(2);
     await core.searchMemories(ANONYMOUS, { query: "Which violin?", scope: "repo:music", k: 2 }, "connect");
-    // The query's vector, then every word of the candidates in one call.
-    expect(embedder.calls).toBe(4);
+    // The query's vector; the query's words with those of the candidate found by words, while the query embeds;
+    // then the words of the candidate found by meaning alone.
+    expect(embedder.calls).toBe(5);
     expect(embedder.seen).toEqual(expect.arrayContaining(["violin", "evening", "sold", "spring"]));
     await core.searchMemories(ANONYMOUS, { query: "Which instruments?", scope: "repo:music", k: 2 }, "connect");
-    expect(embedder.calls).toBe(5);
+    expect(embedder.calls).toBe(6);
   });
 
   it("with background warming, has a write's words embedded after it in one call, so a search embeds only its query", async () => {

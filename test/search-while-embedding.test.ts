@@ -20,6 +20,14 @@ class HeldQueryEmbedder extends FakeEmbedder {
     super(DIM);
   }
 
+  /** Texts embedded as documents (words, for soft term matches) while a query embeds. */
+  readonly meanwhile: string[] = [];
+
+  override async embedDocuments(texts: string[]): Promise<Float32Array[]> {
+    if (this.embedding) this.meanwhile.push(...texts);
+    return super.embedDocuments(texts);
+  }
+
   override async embedQuery(text: string): Promise<Float32Array> {
     this.embedding = true;
     const failure = await this.outcome;
@@ -73,13 +81,15 @@ describe("a search while its query embeds", () => {
     await store.close();
   });
 
-  it("counts the terms of the records it found by words before the embedding ends", async () => {
+  it("counts the terms of the records it found by words, and embeds their words, before the embedding ends", async () => {
     const { embedder, store, core } = await fixture();
     const before = countsKept();
     const answer = core.searchMemories(ANONYMOUS, { query: "which database for billing", scope: "repo:web" }, "connect");
     await settle();
     expect(embedder.embedding).toBe(true);
     expect(countsKept()).toBe(before + 1);
+    expect(embedder.meanwhile).toEqual(expect.arrayContaining(["billing", "moved", "cockroachdb"]));
+    expect(embedder.meanwhile).not.toContain("pnpm");
     embedder.end();
     expect((await answer).memories[0]?.summary).toBe("billing moved to CockroachDB");
     await store.close();

@@ -6,13 +6,15 @@ import { exactFirst } from "./rank-exact.js";
 import { feedbackCandidates, feedbackOf, feedbackTexts, firstPass, RANKING, withFeedback } from "./rank.js";
 import { termWeightsOf, wordsOf } from "./term-weights.js";
 import { withSoftTerms } from "./rank-soft.js";
+import type { SoftTable } from "./soft-table.js";
 
 /**
  * Ranks one or more candidate lists of the same query (a search's visible
  * candidates, and the same with the gate lifted) and keeps k of each.
  * `weights` are the query terms' (looked up beside the candidates); every
  * list's feedback terms are then looked up together, in one call, and each
- * list gets its soft term matches (one word lookup for all lists), and its
+ * list gets its soft term matches (one table for all lists, `table` when
+ * rows were begun ahead: soft-table.ts), and its
  * storage neighbours' lift, and last the exact and near-exact matches
  * put first (rank-exact.ts).
  */
@@ -24,6 +26,7 @@ export async function rankRecall<L extends readonly (readonly ScoredRecord[])[]>
   weights: ReadonlyMap<string, number>,
   lists: readonly [...L],
   k: number,
+  table?: SoftTable,
 ): Promise<{ [I in keyof L]: ScoredRecord[] }> {
   const first = lists.map((hits) => firstPass(terms, weights, hits));
   const feedback = first.map((ranked) => feedbackOf(ranked, terms, weights));
@@ -31,7 +34,7 @@ export async function rankRecall<L extends readonly (readonly ScoredRecord[])[]>
   const words = wordsOf(feedback.flatMap(feedbackTexts));
   const more = await termWeightsOf(store, extra, words);
   const fed = first.map((ranked, i) => withFeedback(ranked, terms, weights, more, feedback[i]));
-  const soft = await withSoftTerms(embedder, query, weights, fed);
+  const soft = await withSoftTerms(embedder, query, weights, fed, table);
   const cosines = new Map(lists.flatMap((hits) => hits.map((h) => [h.record, h.score] as const)));
   return soft.map((ranked) => exactFirst(query, cosines, withContext(ranked, RANKING.depth, Number.MAX_SAFE_INTEGER)).slice(0, k)) as { [I in keyof L]: ScoredRecord[] };
 }

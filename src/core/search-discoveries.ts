@@ -4,7 +4,7 @@ import { nowSeconds, type CoreDeps } from "./deps.js";
 import { LANE_POLICY, type Lane } from "./limits.js";
 import { candidateK } from "./rank.js";
 import { rankRecall } from "./rank-recall.js";
-import { countAhead } from "./term-counts.js";
+import { softTableAhead, type SoftTable } from "./soft-table.js";
 import { termWeightsOf, wordsOf } from "./term-weights.js";
 import { distinctTerms } from "../model/lexical-terms.js";
 import { checkDiscoveryKind, DISCOVERY_PREFIX } from "./store-discovery.js";
@@ -31,12 +31,15 @@ export async function searchDiscoveries(deps: CoreDeps, subject: Subject, a: Sea
   const q = { subject, scope, scopePrefix: DISCOVERY_PREFIX, categories: ["discovery"], kind: a.kind || undefined, gate: GATE_ON, now: nowSeconds(deps) };
   const vector = embedQuery(deps.embedder, query);
   const terms = distinctTerms(query);
-  const [found, weights, spanned] = await whileEmbedding<[ScoredRecord[], Map<string, number>, Coverage | undefined]>(vector, [
-    deps.store.search(q, vector, query, candidateK(k), countAhead),
-    termWeightsOf(deps.store, terms, wordsOf([query])),
+  const weighing = termWeightsOf(deps.store, terms, wordsOf([query]));
+  const soft = softTableAhead(deps.embedder, query, weighing);
+  const [found, weights, spanned, table] = await whileEmbedding<[ScoredRecord[], Map<string, number>, Coverage | undefined, SoftTable]>(vector, [
+    deps.store.search(q, vector, query, candidateK(k), soft.early),
+    weighing,
     scope === undefined ? coverage(deps, subject, DISCOVERY_PREFIX) : Promise.resolve(undefined),
+    soft.table,
   ]);
-  const [hits] = await traced("engram.rank", () => rankRecall(deps.store, deps.embedder, query, terms, weights, [found], k), {
+  const [hits] = await traced("engram.rank", () => rankRecall(deps.store, deps.embedder, query, terms, weights, [found], k, table), {
     attributes: { "engram.rank.candidates": found.length, "engram.rank.k": k },
   });
   const result: SearchDiscoveriesResult = { discoveries: hits.map((h) => fullView(h.record, h.score)) };

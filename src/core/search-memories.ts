@@ -6,7 +6,7 @@ import { countHidden, type RecallGateHidden } from "./recall-gate-hidden.js";
 import { liftedQuery, recallQuery } from "./recall-query.js";
 import { candidateK } from "./rank.js";
 import { rankRecall } from "./rank-recall.js";
-import { countAhead } from "./term-counts.js";
+import { softTableAhead, type SoftTable } from "./soft-table.js";
 import { termWeightsOf, wordsOf } from "./term-weights.js";
 import { distinctTerms } from "../model/lexical-terms.js";
 import { traced } from "../model/trace-hook.js";
@@ -31,13 +31,16 @@ export async function searchMemories(deps: CoreDeps, subject: Subject, a: Search
   const q = recallQuery(deps, subject, a, scope);
   const vector = embedQuery(deps.embedder, query);
   const terms = distinctTerms(query);
-  const [visible, gated, weights, spanned] = await whileEmbedding<[ScoredRecord[], ScoredRecord[], Map<string, number>, Coverage | undefined]>(vector, [
-    deps.store.search(q, vector, query, candidateK(k), countAhead),
+  const weighing = termWeightsOf(deps.store, terms, wordsOf([query]));
+  const soft = softTableAhead(deps.embedder, query, weighing);
+  const [visible, gated, weights, spanned, table] = await whileEmbedding<[ScoredRecord[], ScoredRecord[], Map<string, number>, Coverage | undefined, SoftTable]>(vector, [
+    deps.store.search(q, vector, query, candidateK(k), soft.early),
     // What the gate hid: the top k with the gate lifted is the top k of the
     // visible candidates plus the gated ones, so only gated records are searched again.
-    deps.store.search({ ...liftedQuery(q), onlyGated: true }, vector, query, candidateK(k), countAhead),
-    termWeightsOf(deps.store, terms, wordsOf([query])),
+    deps.store.search({ ...liftedQuery(q), onlyGated: true }, vector, query, candidateK(k), soft.early),
+    weighing,
     scope === undefined ? coverage(deps, subject) : Promise.resolve(undefined),
+    soft.table,
   ]);
   // The gated search asks for every gated record, also those this request's
   // include_* flags let through, which are among the visible ones already:
@@ -47,7 +50,7 @@ export async function searchMemories(deps: CoreDeps, subject: Subject, a: Search
   // With nothing hidden, the lifted ranking is the visible one: rank once.
   const [hits, lifted = hits] = await traced<[ScoredRecord[], ScoredRecord[]?]>(
     "engram.rank",
-    () => (hidden.length === 0 ? rankRecall(deps.store, deps.embedder, query, terms, weights, [visible], k) : rankRecall(deps.store, deps.embedder, query, terms, weights, [visible, [...visible, ...hidden]], k)),
+    () => (hidden.length === 0 ? rankRecall(deps.store, deps.embedder, query, terms, weights, [visible], k, table) : rankRecall(deps.store, deps.embedder, query, terms, weights, [visible, [...visible, ...hidden]], k, table)),
     { attributes: { "engram.rank.candidates": visible.length, "engram.rank.hidden_candidates": hidden.length, "engram.rank.k": k } },
   );
   const memories = hits.map((h) =>

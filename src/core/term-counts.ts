@@ -45,12 +45,3 @@ export function countsKept(): number {
   return BY_ID.size;
 }
 
-/**
- * Counts the terms of records a search is about to rank, ahead of the
- * ranking: a store hands over its candidates by words while the query still
- * embeds (`early` of the Store's search), and counting them then takes the
- * work off the search's path.
- */
-export function countAhead(records: readonly MemoryRecord[]): void {
-  for (const r of records) termCounts(r);
-}
