@@ -44,4 +44,3 @@ export function termCounts(record: MemoryRecord): TermCounts {
 export function countsKept(): number {
   return BY_ID.size;
 }
-

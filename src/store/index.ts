@@ -5,7 +5,7 @@
  * migration engine through migrations/index.ts.
  */
 export { GATE_ON } from "./store.js";
-export type { GateRelax, ImportRow, ListPage, Neighbour, RecordQuery, ResolveResult, SchemaHistogram, Store, StorePart } from "./store.js";
+export type { EarlyCandidates, GateRelax, ImportRow, ListPage, Neighbour, QueryVector, RecordQuery, ResolveResult, SchemaHistogram, Store, StorePart } from "./store.js";
 export { RecordExistsError, RevisionConflictError, TargetsGoneError, TargetsSupersededError } from "./store-errors.js";
 export { citationKey, isExpired, isScheduled, matches, readable, windowStateOf, type RecordAttrs } from "./record-filter.js";
 export { decodeRecord, encodeRecord, type IndexedColumns } from "./codec.js";

@@ -72,6 +72,12 @@ export type StorePart = "store" | "store_writes" | "index" | "terms";
  * conformance suite. Every write goes through the record codec, which stamps
  * the current schema_version.
  */
+/** A search's query vector, or the promise of it while the query embeds. */
+export type QueryVector = Float32Array | Promise<Float32Array>;
+
+/** Takes the candidates a store finds before it has the query vector (Store.search). */
+export type EarlyCandidates = (records: readonly MemoryRecord[]) => void;
+
 export interface Store {
   readonly kind: "embedded" | "qdrant";
   close(): Promise<void>;
@@ -146,13 +152,7 @@ export interface Store {
    * so the caller can start on them meanwhile; the answer may then differ
    * from them if a write lands before the vector comes.
    */
-  search(
-    query: RecordQuery,
-    vector: Float32Array | Promise<Float32Array>,
-    text: string,
-    candidates: number,
-    early?: (records: readonly MemoryRecord[]) => void,
-  ): Promise<ScoredRecord[]>;
+  search(query: RecordQuery, vector: QueryVector, text: string, candidates: number, early?: EarlyCandidates): Promise<ScoredRecord[]>;
   /**
    * Each term's inverse document frequency over the whole store, as
    * Qdrant's `idf` modifier computes it (term-weight.ts); a term no record

@@ -1,7 +1,7 @@
 import { traced, type SpanNotes } from "../model/trace-hook.js";
 import type { MemoryRecord, ScoredRecord } from "../model/record.js";
 import type { Subject } from "../model/subject.js";
-import type { ImportRow, ListPage, Neighbour, RecordQuery, ResolveResult, SchemaHistogram, Store, StorePart } from "./store.js";
+import type { EarlyCandidates, ImportRow, ListPage, Neighbour, QueryVector, RecordQuery, ResolveResult, SchemaHistogram, Store, StorePart } from "./store.js";
 
 /**
  * A Store that runs each read and write of another in a span of its own
@@ -80,13 +80,7 @@ export class TracedStore implements Store {
   count(query: RecordQuery): Promise<number> {
     return this.span("count", () => this.inner.count(query), records);
   }
-  search(
-    query: RecordQuery,
-    vector: Float32Array | Promise<Float32Array>,
-    text: string,
-    candidates: number,
-    early?: (records: readonly MemoryRecord[]) => void,
-  ): Promise<ScoredRecord[]> {
+  search(query: RecordQuery, vector: QueryVector, text: string, candidates: number, early?: EarlyCandidates): Promise<ScoredRecord[]> {
     return this.span("search", () => this.inner.search(query, vector, text, candidates, early), (r, n) => {
       n.set("engram.store.candidates_asked", candidates);
       n.set("engram.store.records", r.length);

@@ -3,7 +3,7 @@ import type { MemoryRecord, ScoredRecord } from "../../model/record.js";
 import type { Subject } from "../../model/subject.js";
 import type { BatchBudget, MigrationStore, PassSource, RowRewrite, VersionedRow, WriteOutcome } from "../migrations/migration-store.js";
 import type { Payload, StepContext } from "../migrations/step.js";
-import type { ImportRow, ListPage, Neighbour, RecordQuery, ResolveResult, SchemaHistogram, Store, StorePart } from "../store.js";
+import type { EarlyCandidates, ImportRow, ListPage, Neighbour, QueryVector, RecordQuery, ResolveResult, SchemaHistogram, Store, StorePart } from "../store.js";
 import { errorName, guardStoreFaults } from "../store-fault.js";
 import type { AccessEntry } from "./access-coalescer.js";
 import { AccessCounts } from "./access-counts.js";
@@ -203,13 +203,7 @@ export class EmbeddedStore implements Store, MigrationStore {
     return this.reads.schemaHistogram();
   }
 
-  async search(
-    query: RecordQuery,
-    vector: Float32Array | Promise<Float32Array>,
-    text: string,
-    candidates: number,
-    early?: (records: readonly MemoryRecord[]) => void,
-  ): Promise<ScoredRecord[]> {
+  async search(query: RecordQuery, vector: QueryVector, text: string, candidates: number, early?: EarlyCandidates): Promise<ScoredRecord[]> {
     return this.searcher.search(query, vector, text, candidates, early);
   }
 

@@ -1,7 +1,7 @@
 import type { MemoryRecord, ScoredRecord } from "../../model/record.js";
 import { distinctTerms } from "../../model/lexical-terms.js";
 import { matches } from "../record-filter.js";
-import type { RecordQuery } from "../store.js";
+import type { EarlyCandidates, QueryVector, RecordQuery } from "../store.js";
 import { dot } from "../inner-products.js";
 import { clampCosine, termWeight } from "../term-weight.js";
 import { toFloat32 } from "../vector-bytes.js";
@@ -43,13 +43,7 @@ export class Search {
    * mirror change while the vector comes, the term lane is run again over
    * what it holds then, so every candidate is as the store now has it.
    */
-  async search(
-    query: RecordQuery,
-    vector: Float32Array | Promise<Float32Array>,
-    text: string,
-    candidates: number,
-    early?: (records: readonly MemoryRecord[]) => void,
-  ): Promise<ScoredRecord[]> {
+  async search(query: RecordQuery, vector: QueryVector, text: string, candidates: number, early?: EarlyCandidates): Promise<ScoredRecord[]> {
     this.m.sync();
     this.warmTerms();
     if (query.onlyGated && this.m.gatedRids.size === 0) return [];

@@ -7,7 +7,7 @@ import { newRevision } from "../revision.js";
 import { landedIn, trailAfter, trailOver } from "./revision-trail.js";
 import { readable, matches } from "../record-filter.js";
 import { RecordExistsError, RevisionConflictError, TargetsGoneError, TargetsSupersededError } from "../store-errors.js";
-import type { ImportRow, ListPage, Neighbour, RecordQuery, ResolveResult, SchemaHistogram, Store, StorePart } from "../store.js";
+import type { ImportRow, ListPage, Neighbour, QueryVector, RecordQuery, ResolveResult, SchemaHistogram, Store, StorePart } from "../store.js";
 import { clampCosine } from "../term-weight.js";
 import { collectionTermWeights, rebuildTermVectors } from "./term-vectors.js";
 import { isUuid } from "../../model/uuid.js";
@@ -364,7 +364,7 @@ export class QdrantStore implements Store {
    * filter, then the union scored by dense cosine, as the embedded store
    * scores its candidates. Ties go by id, as there; the core ranks them.
    */
-  async search(query: RecordQuery, vector: Float32Array | Promise<Float32Array>, text: string, candidates: number): Promise<ScoredRecord[]> {
+  async search(query: RecordQuery, vector: QueryVector, text: string, candidates: number): Promise<ScoredRecord[]> {
     const filter = queryFilter(query);
     const sparse = querySparse(text);
     // Both lanes are one request, which needs the vector.
