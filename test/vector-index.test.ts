@@ -2,6 +2,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SELECTIVITY_PROBES } from "../src/store/embedded/vector/share-probe.js";
 import { VectorIndex, type VectorHit } from "../src/store/embedded/vector/vector-index.js";
 import { clustered, gaussian, mulberry32 } from "./helpers/synthetic-vectors.js";
 
@@ -293,6 +294,23 @@ describe("a vector index over 20,000 clustered 512-d embeddings", () => {
       expectSameHits(index.search(q, 8, { allow }), want);
       expectSameHits(index.search(q, 8, { candidates }), want);
     }
+  });
+
+  it("probes a filter's share once, then asks it only about the neighbours a walk fetches, and finds the same hits", () => {
+    let asked = 0;
+    const most = (key: number) => (asked++, key % 10 !== 0);
+    const cell: { share?: number } = {};
+    const q = queries[0]!;
+    const probed = index.search(q, 20, { allow: most, shareCell: cell });
+    const probedAsks = asked;
+    // Nine in ten admitted, read about two standard deviations low.
+    expect(cell.share).toBeGreaterThan(0.8);
+    expect(cell.share).toBeLessThan(0.9);
+    asked = 0;
+    const kept = index.search(q, 20, { allow: most, shareCell: cell });
+    expect(probedAsks - asked).toBe(SELECTIVITY_PROBES);
+    expect(keysOf(kept)).toEqual(keysOf(probed));
+    expect(keysOf(index.search(q, 20, { allow: most }))).toEqual(keysOf(probed));
   });
 
   it("never returns fewer hits than exist when the graph walk is filtered", () => {

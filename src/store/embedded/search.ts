@@ -5,6 +5,7 @@ import type { EarlyCandidates, QueryVector, RecordQuery } from "../store.js";
 import { dot } from "../inner-products.js";
 import { clampCosine, termWeight } from "../term-weight.js";
 import { toFloat32 } from "../vector-bytes.js";
+import { AdmittedShares } from "./admitted-shares.js";
 import { DocumentFrequencies } from "./document-frequencies.js";
 import { TopK } from "./exact-scan.js";
 import { IN_LIST_MAX, type StoreHandle } from "./handle.js";
@@ -35,6 +36,9 @@ export class Search {
 
   /** How many records hold each term (document-frequencies.ts). */
   readonly frequencies: DocumentFrequencies;
+
+  /** What share of the store each filter admits, kept between searches (admitted-shares.ts). */
+  private readonly shares = new AdmittedShares();
 
   /**
    * The term lane needs no vector, so it runs first, its candidates read,
@@ -108,7 +112,7 @@ export class Search {
     const filter: VectorFilter =
       pool !== undefined
         ? { candidates: pool, group, allow: pending.size === 0 ? (rid) => matches(this.m.attrs.get(rid)!, query) : (rid) => !pending.has(rid) && admits(rid) }
-        : { allow: pending.size === 0 ? admits : (rid: number) => !pending.has(rid) && admits(rid) };
+        : { allow: pending.size === 0 ? admits : (rid: number) => !pending.has(rid) && admits(rid), shareCell: this.shares.cellFor(query, this.m.generation) };
     let hits = index.search(vector, candidates, filter);
     // Mid catch-up: what the index may hold stale is scored from SQLite.
     if (pending.size > 0) hits = mergeHits(hits, this.scorePending([...pending].filter(admits), vector), candidates);

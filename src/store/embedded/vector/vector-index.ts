@@ -30,6 +30,7 @@
 import { join } from "node:path";
 import { dotAt, scanAll, TopK, type VectorHit } from "../exact-scan.js";
 import { NativeScan } from "../native-scan.js";
+import { probeShare, type ShareCell } from "./share-probe.js";
 import { VectorGraph } from "./vector-graph.js";
 import { VectorGroups } from "./vector-groups.js";
 import { resolveOptions, snapshotOptions, type ResolvedOptions, type VectorIndexMode, type VectorIndexOptions } from "./vector-options.js";
@@ -38,6 +39,7 @@ import { MANIFEST, readManifest, removeStaleFiles, setAside, writeSnapshot, type
 import { checkGraph, checkGraphInSlices, fault as snapshotFault, readVectors, readVectorsInSlices } from "./vector-snapshot-read.js";
 
 export type { VectorHit } from "../exact-scan.js";
+export type { ShareCell } from "./share-probe.js";
 export type { VectorIndexMode, VectorIndexOptions } from "./vector-options.js";
 export type { FaultReport, SnapshotFault, SnapshotOrigin } from "./vector-snapshot.js";
 
@@ -60,12 +62,17 @@ export type VectorFilter = {
    * while every admitted key's group is current.
    */
   group?: string;
+  /**
+   * Where the share of records `allow` admits is kept from one search to
+   * the next of the same filter: read instead of probing when set, set when
+   * probed. The caller empties it when what the filter admits may have
+   * changed. The share only sizes a graph walk, so a stale one costs time,
+   * never a hit the filter refuses, nor fewer than k.
+   */
+  shareCell?: ShareCell;
 };
 
 const BUDGET_REFERENCE_SIZE = 100_000;
-// Evenly spaced probes used to guess how selective an `allow` callback is.
-const SELECTIVITY_PROBES = 512;
-const GOLDEN = 0.6180339887498949;
 
 export class VectorIndex {
   readonly #opts: ResolvedOptions;
@@ -285,7 +292,7 @@ export class VectorIndex {
       return allow === undefined ? this.#scan.everything(q, k) : scanAll(s.slab, s.dim, q, s.highWater, s.slotKey, k, allow);
     }
     if (allow === undefined) return this.#graph.search(q, k, 1) ?? this.#scan.everything(q, k);
-    return this.#searchAllowed(q, k, allow);
+    return this.#searchAllowed(q, k, allow, filter.shareCell);
   }
 
   /**
@@ -446,27 +453,14 @@ export class VectorIndex {
     return this.#scan.subset(q, k, slots, count, allow);
   }
 
-  #searchAllowed(q: Float64Array, k: number, allow: (key: number) => boolean): VectorHit[] {
+  #searchAllowed(q: Float64Array, k: number, allow: (key: number) => boolean, cell: ShareCell | undefined): VectorHit[] {
     const slotKey = this.#slots.slotKey;
-    // Probe a spread of live records: a callback that admits most of them is
-    // cheapest to hand straight to the graph walk, which consults it only
-    // for the neighbours it fetches.
-    const probes = Math.min(SELECTIVITY_PROBES, this.#slots.highWater);
-    let seen = 0;
-    let admitted = 0;
-    for (let i = 0; i < probes; i++) {
-      // Golden-ratio steps spread the probes without a period, so a filter
-      // that admits every tenth slot is not sampled in lockstep with it.
-      const key = slotKey[Math.floor(((i * GOLDEN) % 1) * this.#slots.highWater)]!;
-      if (key < 0) continue;
-      seen++;
-      if (allow(key)) admitted++;
-    }
-    // Go straight to the graph only if a pessimistic reading of the sample
-    // (about two standard deviations low) still clears the budget.
-    const fraction = seen === 0 ? 0 : Math.max(0, admitted - 2 * Math.sqrt(admitted)) / seen;
-    if (fraction * this.size > this.#exactBudget(k)) {
-      const hits = this.#graph.search(q, k, fraction, (slot) => allow(slotKey[slot]!));
+    // A callback that admits most records is cheapest to hand straight to
+    // the graph walk, which consults it only for the neighbours it fetches.
+    const share = cell?.share ?? probeShare(slotKey, this.#slots.highWater, allow);
+    if (cell !== undefined) cell.share = share;
+    if (share * this.size > this.#exactBudget(k)) {
+      const hits = this.#graph.search(q, k, share, (slot) => allow(slotKey[slot]!));
       return hits ?? scanAll(this.#slots.slab, this.#slots.dim, q, this.#slots.highWater, slotKey, k, allow);
     }
 
