@@ -4,11 +4,6 @@ import type { MemoryRecord, ScoredRecord } from "../model/record.js";
 import { byScore, RANKING, termCounts } from "./rank.js";
 import { SoftTable } from "./soft-table.js";
 
-/** The words of a record soft term matches look at, read with its terms (rank.ts), once per record object. */
-function recordWords(record: MemoryRecord): readonly string[] {
-  return termCounts(record).words;
-}
-
 /** The words of a record that soft term matches look at: its first `softRecordWords` distinct ones. */
 export function softWords(record: { content: string; summary?: string; tags?: readonly string[] }): readonly string[] {
   // The same scan the ranking reads a candidate's words from (termCounts), so a write offers exactly the words a search looks up.
@@ -39,7 +34,7 @@ export async function withSoftTerms(
   const { asked, total } = table;
   if (total === 0) return lists.map((l) => [...l]);
   // Each candidate looked at keeps where its words' rows of nearness start.
-  const held = lists.map((list) => list.slice(0, RANKING.softRecords).map((h) => table.place(recordWords(h.record))));
+  const held = lists.map((list) => list.slice(0, RANKING.softRecords).map((h) => table.placeRecord(h.record)));
   const near = await table.rows();
   return lists.map((list, l) =>
     list

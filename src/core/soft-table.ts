@@ -20,6 +20,7 @@ export class SoftTable {
   readonly asked: readonly LexicalWord[];
   readonly total: number;
   private readonly row = new Map<string, number>();
+  private readonly placed = new WeakMap<MemoryRecord, readonly number[]>();
   private near = new Float64Array(0);
   /** Words placed and not yet in a batch, in row order, and the row the first of them has. */
   private waiting: string[] = [];
@@ -37,7 +38,7 @@ export class SoftTable {
   }
 
   /** Where each word's row starts; words not met before get the next rows. */
-  place(words: readonly string[]): number[] {
+  private place(words: readonly string[]): number[] {
     const q = this.asked.length;
     return words.map((w) => {
       let at = this.row.get(w);
@@ -50,10 +51,17 @@ export class SoftTable {
     });
   }
 
+  /** Where each of a record's words' rows starts: placed once per record object, so a record met ahead is not looked up again. */
+  placeRecord(record: MemoryRecord): readonly number[] {
+    let at = this.placed.get(record);
+    if (at === undefined) this.placed.set(record, (at = this.place(termCounts(record).words)));
+    return at;
+  }
+
   /** Places the words of records met ahead of the ranking and starts filling their rows. */
   ahead(records: readonly MemoryRecord[]): void {
     if (this.total === 0) return;
-    for (const r of records) this.place(termCounts(r).words);
+    for (const r of records) this.placeRecord(r);
     this.fill();
   }
 
