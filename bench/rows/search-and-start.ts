@@ -158,20 +158,30 @@ async function searchRows(dir: string): Promise<BenchRow[]> {
   await store.close();
 
   const thousands = `${Math.round(N / 1000)}k`;
-  const row = (what: string, ms: number, embed: number, goal = true): BenchRow => ({
+  const reference = (embed: number) => `embed one query (local model) ${embed.toFixed(2)} ms p50`;
+  const row = (what: string, ms: number, embed: number): BenchRow => ({
     measure: `SearchMemories p50 at ${thousands} records, ${what}, k=${K}`,
     value: `embed + ${ms.toFixed(2)} ms`,
-    reference: `embed one query (local model) ${embed.toFixed(2)} ms p50`,
+    reference: reference(embed),
     ratio: (embed + ms) / embed,
-    goal: goal ? `<= embed + ${SEARCH_GOAL_MS} ms` : "curve",
-    met: !goal || ms <= SEARCH_GOAL_MS,
+    goal: `<= embed + ${SEARCH_GOAL_MS} ms`,
+    met: ms <= SEARCH_GOAL_MS,
+  });
+  // No embedding in these: the figure is the whole search, beside the same run's embedding.
+  const curve = (what: string, ms: number, embed: number): BenchRow => ({
+    measure: `SearchMemories p50 at ${thousands} records, ${what}, k=${K}`,
+    value: `${ms.toFixed(2)} ms`,
+    reference: reference(embed),
+    ratio: ms / embed,
+    goal: "curve",
+    met: true,
   });
   const oneScopeRow = `one scope (${Math.round(N / SCOPES / 1000)}k)`;
   return [
     row(oneScopeRow, scope, scopeEmbed),
     row("cross-spine", cross, crossEmbed),
-    row(`${oneScopeRow}, the vector given at once`, scopeAll, scopeEmbed, false),
-    row("cross-spine, the vector given at once", crossAll, crossEmbed, false),
+    curve(`${oneScopeRow}, the vector given at once`, scopeAll, scopeEmbed),
+    curve("cross-spine, the vector given at once", crossAll, crossEmbed),
   ];
 }
 
