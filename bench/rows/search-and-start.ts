@@ -158,9 +158,10 @@ async function searchRows(dir: string): Promise<BenchRow[]> {
   await store.close();
 
   const thousands = `${Math.round(N / 1000)}k`;
+  const measure = (what: string) => `SearchMemories p50 at ${thousands} records, ${what}, k=${K}`;
   const reference = (embed: number) => `embed one query (local model) ${embed.toFixed(2)} ms p50`;
   const row = (what: string, ms: number, embed: number): BenchRow => ({
-    measure: `SearchMemories p50 at ${thousands} records, ${what}, k=${K}`,
+    measure: measure(what),
     value: `embed + ${ms.toFixed(2)} ms`,
     reference: reference(embed),
     ratio: (embed + ms) / embed,
@@ -169,7 +170,7 @@ async function searchRows(dir: string): Promise<BenchRow[]> {
   });
   // No embedding in these: the figure is the whole search, beside the same run's embedding.
   const curve = (what: string, ms: number, embed: number): BenchRow => ({
-    measure: `SearchMemories p50 at ${thousands} records, ${what}, k=${K}`,
+    measure: measure(what),
     value: `${ms.toFixed(2)} ms`,
     reference: reference(embed),
     ratio: ms / embed,
