@@ -46,31 +46,33 @@ export function asksAQuestion(record: MemoryRecord): boolean {
  */
 export function withContext(ranked: readonly ScoredRecord[], lifters: number, k: number): ScoredRecord[] {
   if (ranked.length < 2) return ranked.slice(0, k).map((h) => wire(asked(h)));
-  const lifting = new Set(ranked.slice(0, lifters));
-  const floor = ranked[Math.min(lifters, ranked.length) - 1]!.score;
-  const stored = ranked.slice().sort(byStorage);
-  const lift = new Map<ScoredRecord, number>();
+  // By position in `ranked`: each candidate's question mark is looked for once.
+  const n = ranked.length;
+  const lifting = Math.min(lifters, n);
+  const floor = ranked[lifting - 1]!.score;
+  const asks = ranked.map((h) => asksAQuestion(h.record));
+  const stored = Array.from({ length: n }, (_, i) => i).sort((x, y) => byStorage(ranked[x]!, ranked[y]!));
+  const lift = new Float64Array(n);
   // One sweep each way: the nearest lifter seen so far in the same scope.
-  for (const [order, before] of [
-    [stored, true],
-    [stored.slice().reverse(), false],
-  ] as const) {
+  for (const before of [true, false]) {
     let scope: string | undefined;
-    let last: { by: number } | undefined;
-    for (const h of order) {
+    let by: number | undefined;
+    for (let j = 0; j < n; j++) {
+      const i = stored[before ? j : n - 1 - j]!;
+      const h = ranked[i]!;
       if (h.record.scope !== scope) {
         scope = h.record.scope;
-        last = undefined;
+        by = undefined;
       }
-      if (last !== undefined) lift.set(h, Math.max(lift.get(h) ?? 0, last.by));
-      if (lifting.has(h)) {
-        const weight = before && asksAQuestion(h.record) ? RANKING.context + RANKING.answer : RANKING.context;
-        last = { by: weight * Math.max(0, h.score - floor) };
+      if (by !== undefined) lift[i] = Math.max(lift[i]!, by);
+      if (i < lifting) {
+        const weight = before && asks[i] ? RANKING.context + RANKING.answer : RANKING.context;
+        by = weight * Math.max(0, h.score - floor);
       }
     }
   }
   return ranked
-    .map((h) => wire({ record: h.record, score: asked(h).score + (lift.get(h) ?? 0) }))
+    .map((h, i) => ({ record: h.record, score: Math.fround((asks[i] ? h.score - RANKING.asking : h.score) + lift[i]!) }))
     .sort(byScore)
     .slice(0, k);
 }

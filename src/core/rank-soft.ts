@@ -36,6 +36,8 @@ export async function withSoftTerms(
   // Each candidate looked at keeps where its words' rows of nearness start.
   const held = lists.map((list) => list.slice(0, RANKING.softRecords).map((h) => table.placeRecord(h.record)));
   const near = await table.rows();
+  const terms = asked.map((q) => q.term);
+  const termWeights = terms.map((t) => weights.get(t)!);
   return lists.map((list, l) =>
     list
       .map((h, at) => {
@@ -43,12 +45,12 @@ export async function withSoftTerms(
         const { tf } = termCounts(h.record);
         const rows = held[l]![at]!;
         let soft = 0;
-        asked.forEach((q, i) => {
-          if (tf.has(q.term)) return;
+        for (let i = 0; i < terms.length; i++) {
+          if (tf.has(terms[i]!)) continue;
           let best = 0;
           for (const r of rows) if (near[r + i]! > best) best = near[r + i]!;
-          soft += weights.get(q.term)! * best;
-        });
+          soft += termWeights[i]! * best;
+        }
         return soft === 0 ? h : { record: h.record, score: h.score + (RANKING.soft * soft) / total };
       })
       .sort(byScore),

@@ -13,17 +13,22 @@ export function candidateK(k: number): number {
 
 export const byScore = (x: ScoredRecord, y: ScoredRecord) => y.score - x.score || (x.record.id < y.record.id ? -1 : x.record.id > y.record.id ? 1 : 0);
 
-/** The share of the terms' total weight found in a record: 0 when none of them has a weight. */
-function coverage(record: MemoryRecord, terms: readonly string[], weights: ReadonlyMap<string, number>): number {
+/**
+ * The share of the terms' total weight found in a record, as a function of
+ * the record: 0 when none of the terms has a weight. The weights are read
+ * once per pass, not once per candidate.
+ */
+function coverageOf(terms: readonly string[], weights: ReadonlyMap<string, number>): (record: MemoryRecord) => number {
+  const w = terms.map((t) => weights.get(t) ?? 0);
   let total = 0;
-  let covered = 0;
-  const { tf } = termCounts(record);
-  for (const t of terms) {
-    const w = weights.get(t) ?? 0;
-    total += w;
-    if (tf.has(t)) covered += w;
-  }
-  return total > 0 ? covered / total : 0;
+  for (const x of w) total += x;
+  return (record) => {
+    if (!(total > 0)) return 0;
+    const { tf } = termCounts(record);
+    let covered = 0;
+    for (let i = 0; i < terms.length; i++) if (tf.has(terms[i]!)) covered += w[i]!;
+    return covered / total;
+  };
 }
 
 /**
@@ -36,23 +41,25 @@ function coverage(record: MemoryRecord, terms: readonly string[], weights: Reado
  */
 export function firstPass(terms: readonly string[], weights: ReadonlyMap<string, number>, hits: readonly ScoredRecord[]): ScoredRecord[] {
   const query = [...new Set(terms)].filter((t) => (weights.get(t) ?? 0) > 0);
+  const w = query.map((t) => weights.get(t)!);
   const bm25 = hits.map((h) => {
     if (query.length === 0) return 0;
     const { tf, length } = termCounts(h.record);
     const norm = RANKING.k1 * (1 - RANKING.b + (RANKING.b * length) / RANKING.averageTerms);
     let s = 0;
-    for (const t of query) {
-      const f = tf.get(t);
-      if (f) s += (weights.get(t)! * f * (RANKING.k1 + 1)) / (f + norm);
+    for (let j = 0; j < query.length; j++) {
+      const f = tf.get(query[j]!);
+      if (f) s += (w[j]! * f * (RANKING.k1 + 1)) / (f + norm);
     }
     return s;
   });
   const best = Math.max(0, ...bm25);
+  const coverage = coverageOf(query, weights);
   return hits
     .map((h, i) => {
       const cosine = Math.max(-1, Math.min(1, h.score));
       const lexical = best > 0 ? (RANKING.bm25 * bm25[i]!) / best : 0;
-      return { record: h.record, score: cosine + lexical + RANKING.coverage * coverage(h.record, query, weights) };
+      return { record: h.record, score: cosine + lexical + RANKING.coverage * coverage(h.record) };
     })
     .sort(byScore);
 }
@@ -116,7 +123,6 @@ export function withFeedback(
     .slice(0, RANKING.feedbackTerms)
     .map((x) => x.t);
   if (feedback.length === 0) return [...ranked];
-  return ranked
-    .map((h) => ({ record: h.record, score: h.score + RANKING.feedback * coverage(h.record, feedback, weights) }))
-    .sort(byScore);
+  const coverage = coverageOf(feedback, weights);
+  return ranked.map((h) => ({ record: h.record, score: h.score + RANKING.feedback * coverage(h.record) })).sort(byScore);
 }
