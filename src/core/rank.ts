@@ -74,7 +74,8 @@ function feedbackRecords(ranked: readonly ScoredRecord[], terms: readonly string
   const out: MemoryRecord[] = [];
   for (const h of ranked) {
     if (out.length >= RANKING.feedbackRecords) break;
-    if (query.some((t) => termCounts(h.record).tf.has(t))) out.push(h.record);
+    const { tf } = termCounts(h.record);
+    if (query.some((t) => tf.has(t))) out.push(h.record);
   }
   return out;
 }
