@@ -45,7 +45,7 @@ export function asksAQuestion(record: MemoryRecord): boolean {
  * only.
  */
 export function withContext(ranked: readonly ScoredRecord[], lifters: number, k: number): ScoredRecord[] {
-  if (ranked.length < 2) return ranked.slice(0, k).map((h) => wire(asked(h)));
+  if (ranked.length < 2) return ranked.slice(0, k).map((h) => wire(h.record, asked(h.score, asksAQuestion(h.record))));
   // By position in `ranked`: each candidate's question mark is looked for once.
   const n = ranked.length;
   const lifting = Math.min(lifters, n);
@@ -72,7 +72,7 @@ export function withContext(ranked: readonly ScoredRecord[], lifters: number, k:
     }
   }
   return ranked
-    .map((h, i) => ({ record: h.record, score: Math.fround((asks[i] ? h.score - RANKING.asking : h.score) + lift[i]!) }))
+    .map((h, i) => wire(h.record, asked(h.score, asks[i]!) + lift[i]!))
     .sort(byScore)
     .slice(0, k);
 }
@@ -82,11 +82,11 @@ export function withContext(ranked: readonly ScoredRecord[], lifters: number, k:
  * rounds to float32 before ordering. Binary and JSON answers then show the
  * same number, and two hits that tie on the wire are in id order.
  */
-function wire(h: ScoredRecord): ScoredRecord {
-  return { record: h.record, score: Math.fround(h.score) };
+function wire(record: MemoryRecord, score: number): ScoredRecord {
+  return { record, score: Math.fround(score) };
 }
 
-/** The hit less what a question loses. */
-function asked(h: ScoredRecord): ScoredRecord {
-  return asksAQuestion(h.record) ? { record: h.record, score: h.score - RANKING.asking } : h;
+/** A score less what a record that asks a question loses. */
+function asked(score: number, asks: boolean): number {
+  return asks ? score - RANKING.asking : score;
 }
