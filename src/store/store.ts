@@ -67,17 +67,17 @@ export type SchemaHistogram = { versions: Map<number, number>; absent: number; t
 /** A part of a store that can be not ready yet (see `Store.readiness`). */
 export type StorePart = "store" | "store_writes" | "index" | "terms";
 
-/**
- * The storage port. Two implementations (embedded SQLite, Qdrant) pass one
- * conformance suite. Every write goes through the record codec, which stamps
- * the current schema_version.
- */
 /** A search's query vector, or the promise of it while the query embeds. */
 export type QueryVector = Float32Array | Promise<Float32Array>;
 
 /** Takes the candidates a store finds before it has the query vector (Store.search). */
 export type EarlyCandidates = (records: readonly MemoryRecord[]) => void;
 
+/**
+ * The storage port. Two implementations (embedded SQLite, Qdrant) pass one
+ * conformance suite. Every write goes through the record codec, which stamps
+ * the current schema_version.
+ */
 export interface Store {
   readonly kind: "embedded" | "qdrant";
   close(): Promise<void>;
